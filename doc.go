@@ -1,0 +1,55 @@
+// Package lowdim holds the small contracts every embedding method shares.
+//
+// The map of the module (dependencies point down only):
+//
+//	lowdim        Embedder, Model, Transformer, Progress — this package
+//	dataset       Set and the readers/writers (CSV/TSV, ARFF, IDX, SOM_PAK, gzip)
+//	neighbors     exact k-NN, blocked and parallel
+//	quality       trustworthiness/continuity, smoothed and rank-based precision/recall,
+//	              P/R curves, k-NN error, prec(h), F-measure
+//	linproj       PCA (and later LSP / Most Likely Embedding)
+//	baseline/cmds classical (Torgerson) MDS
+//	modelio       versioned, checksummed model files
+//	viz           gonum/plot figures
+//	cmd/lowdim    the command-line tool
+//
+// A method is a value whose exported fields are its settings (the zero value of each
+// field means the documented default) and whose Fit method returns a Model. Parametric
+// models also implement Transformer. An ability a method lacks is absent: there are no
+// stubs.
+package lowdim
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
+)
+
+// Embedder fits an embedding of a data set.
+type Embedder interface {
+	Fit(ctx context.Context, d *dataset.Set) (Model, error)
+}
+
+// Model is a fitted embedding. Embedding returns the n×D coordinates of the training rows.
+type Model interface {
+	Embedding() *mat.Dense
+}
+
+// Transformer is implemented by parametric models only: it embeds new rows x (m×H) into dst (m×D).
+type Transformer interface {
+	Transform(dst *mat.Dense, x mat.Matrix) error
+}
+
+// Progress receives reports of long computations: stage names a phase ("pca", "trustworthiness"),
+// done of total units are finished. It must be safe for concurrent use and cheap; a nil Progress
+// means nobody listens. The CLI draws a progress bar from it; tests ignore it.
+type Progress func(stage string, done, total int)
+
+// Report calls p if it is not nil.
+func (p Progress) Report(stage string, done, total int) {
+	if p != nil {
+		p(stage, done, total)
+	}
+}
