@@ -1,0 +1,401 @@
+// Package neighbors computes exact nearest neighbours and streams exact rows of pairwise squared
+// Euclidean distances, in O(n·k) memory (never an n×n matrix), parallel over all cores.
+//
+// Ties: whenever two points are at the same distance, the one with the smaller row index counts as
+// nearer. Every function of this package (and package quality, which builds on it) orders
+// neighbours by the pair (squared distance, index).
+//
+// High-dimensional rows (more than 8 columns) are computed in blocks with the identity
+// ‖a−b‖² = ‖a‖² + ‖b‖² − 2a·b and gonum's BLAS (Dgemm) on column-centred data; results are
+// clamped at 0 and the diagonal is exactly 0. KNN recomputes the exact distance of every candidate
+// that the rounding error bound cannot rule out, so its neighbours and distances are exact. For low
+// dimension (D ≤ 3) KNN uses a k-d tree.
+package neighbors
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"sort"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim"
+	"lowdim/dataset"
+)
+
+// Options are the settings shared by the functions of this package.
+type Options struct {
+	Workers  int             // number of goroutines; 0 means runtime.NumCPU()
+	Progress lowdim.Progress // receives ("knn" or "distances", rows done, n); may be nil
+}
+
+func (o Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.NumCPU()
+}
+
+// Graph is a k-nearest-neighbour graph: the neighbours of row i are
+// Index[i*K:(i+1)*K], nearest first, with their squared distances in Dist2.
+type Graph struct {
+	N, K  int
+	Index []int32
+	Dist2 []float64
+}
+
+// Row returns the neighbour indices and squared distances of row i (views, not copies).
+func (g *Graph) Row(i int) ([]int32, []float64) {
+	return g.Index[i*g.K : (i+1)*g.K], g.Dist2[i*g.K : (i+1)*g.K]
+}
+
+// directMax is the largest dimension for which distance rows are computed by plain loops.
+const directMax = 8
+
+// blockRows is the number of rows per BLAS block (the B×n product buffer is per worker).
+const blockRows = 32
+
+// check validates x and returns its dimensions.
+func check(x *mat.Dense) (n, d int, err error) {
+	if x == nil {
+		return 0, 0, dataset.Invalidf("neighbors: no data")
+	}
+	n, d = x.Dims()
+	if n == 0 || d == 0 {
+		return 0, 0, dataset.Invalidf("neighbors: empty data (%d×%d)", n, d)
+	}
+	for i := 0; i < n; i++ {
+		for _, v := range x.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return 0, 0, dataset.Invalidf("neighbors: row %d holds %v: expected finite numbers", i+1, v)
+			}
+		}
+	}
+	return n, d, nil
+}
+
+// Rows calls fn(worker, i, d2) once for every row i of x, where d2[j] = ‖x_i − x_j‖² for all n
+// rows j (d2[i] = 0). Calls run concurrently on opt.Workers goroutines; worker (0 ≤ worker <
+// workers) identifies the goroutine so that fn can keep per-worker buffers. d2 is only valid during
+// the call. Rows are visited in blocks, in no particular order. The first error returned by fn (or
+// ctx's error) stops the work and is returned.
+//
+// Cost: O(n²·H) arithmetic, O(workers·32·n) memory.
+func Rows(ctx context.Context, x *mat.Dense, opt Options, fn func(worker, i int, d2 []float64) error) error {
+	_, d, err := check(x)
+	if err != nil {
+		return err
+	}
+	var xc *mat.Dense
+	var sq []float64
+	if d > directMax {
+		xc, sq = centred(x)
+	}
+	return rows(ctx, x, xc, sq, opt, "distances", fn)
+}
+
+// Workers returns the number of workers Rows and KNN use for opt.
+func Workers(opt Options) int { return opt.workers() }
+
+// rows implements Rows; xc (the centred copy of x) and sq (its squared row norms) select the BLAS
+// path when not nil.
+func rows(ctx context.Context, x, xc *mat.Dense, sq []float64, opt Options, stage string, fn func(worker, i int, d2 []float64) error) error {
+	n, d := x.Dims()
+	nw := opt.workers()
+	nblocks := (n + blockRows - 1) / blockRows
+	if nw > nblocks {
+		nw = nblocks
+	}
+	var (
+		next     atomic.Int64
+		done     atomic.Int64
+		stop     atomic.Bool
+		errOnce  sync.Once
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	fail := func(err error) {
+		errOnce.Do(func() { firstErr = err })
+		stop.Store(true)
+	}
+	for w := 0; w < nw; w++ {
+		wg.Add(1)
+		go func(w int) {
+			defer wg.Done()
+			row := make([]float64, n)
+			var prod *mat.Dense
+			if xc != nil {
+				prod = mat.NewDense(blockRows, n, nil)
+			}
+			for !stop.Load() {
+				b := int(next.Add(1) - 1)
+				if b >= nblocks {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					fail(err)
+					return
+				}
+				lo, hi := b*blockRows, min((b+1)*blockRows, n)
+				if xc != nil {
+					p := prod.Slice(0, hi-lo, 0, n).(*mat.Dense)
+					p.Mul(xc.Slice(lo, hi, 0, d), xc.T())
+					for i := lo; i < hi; i++ {
+						g := p.RawRowView(i - lo)
+						si := sq[i]
+						for j, gj := range g {
+							v := si + sq[j] - 2*gj
+							if v < 0 {
+								v = 0
+							}
+							row[j] = v
+						}
+						row[i] = 0
+						if err := fn(w, i, row); err != nil {
+							fail(err)
+							return
+						}
+					}
+				} else {
+					for i := lo; i < hi; i++ {
+						directRow(x, i, row)
+						if err := fn(w, i, row); err != nil {
+							fail(err)
+							return
+						}
+					}
+				}
+				opt.Progress.Report(stage, int(done.Add(int64(hi-lo))), n)
+			}
+		}(w)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return firstErr
+	}
+	return ctx.Err()
+}
+
+// directRow fills row[j] = ‖x_i − x_j‖² by plain loops.
+func directRow(x *mat.Dense, i int, row []float64) {
+	n, d := x.Dims()
+	xi := x.RawRowView(i)
+	switch d {
+	case 1:
+		a := xi[0]
+		for j := 0; j < n; j++ {
+			t := x.At(j, 0) - a
+			row[j] = t * t
+		}
+	case 2:
+		a, b := xi[0], xi[1]
+		for j := 0; j < n; j++ {
+			xj := x.RawRowView(j)
+			t, u := xj[0]-a, xj[1]-b
+			row[j] = t*t + u*u
+		}
+	default:
+		for j := 0; j < n; j++ {
+			row[j] = dist2(xi, x.RawRowView(j))
+		}
+	}
+}
+
+// dist2 returns ‖a−b‖² computed directly.
+func dist2(a, b []float64) float64 {
+	var s float64
+	for k, v := range a {
+		t := v - b[k]
+		s += t * t
+	}
+	return s
+}
+
+// centred returns x with its column means subtracted and the squared row norms.
+func centred(x *mat.Dense) (*mat.Dense, []float64) {
+	n, d := x.Dims()
+	mean := make([]float64, d)
+	for i := 0; i < n; i++ {
+		for k, v := range x.RawRowView(i) {
+			mean[k] += v
+		}
+	}
+	for k := range mean {
+		mean[k] /= float64(n)
+	}
+	xc := mat.NewDense(n, d, nil)
+	sq := make([]float64, n)
+	for i := 0; i < n; i++ {
+		r, c := x.RawRowView(i), xc.RawRowView(i)
+		var s float64
+		for k, v := range r {
+			c[k] = v - mean[k]
+			s += c[k] * c[k]
+		}
+		sq[i] = s
+	}
+	return xc, sq
+}
+
+// less orders neighbour candidates by (squared distance, index).
+func less(da float64, ia int32, db float64, ib int32) bool {
+	return da < db || (da == db && ia < ib)
+}
+
+// topK keeps the k smallest (distance, index) pairs seen so far in a max-heap.
+type topK struct {
+	idx []int32
+	d   []float64
+	k   int
+}
+
+func (h *topK) reset(k int) { h.idx, h.d, h.k = h.idx[:0], h.d[:0], k }
+
+func (h *topK) push(d float64, j int32) {
+	if len(h.idx) < h.k {
+		h.idx = append(h.idx, j)
+		h.d = append(h.d, d)
+		// sift up
+		c := len(h.idx) - 1
+		for c > 0 {
+			p := (c - 1) / 2
+			if !less(h.d[p], h.idx[p], h.d[c], h.idx[c]) {
+				break
+			}
+			h.swap(p, c)
+			c = p
+		}
+		return
+	}
+	if !less(d, j, h.d[0], h.idx[0]) {
+		return
+	}
+	h.d[0], h.idx[0] = d, j
+	p := 0
+	for {
+		l := 2*p + 1
+		if l >= h.k {
+			break
+		}
+		m := l
+		if r := l + 1; r < h.k && less(h.d[l], h.idx[l], h.d[r], h.idx[r]) {
+			m = r
+		}
+		if !less(h.d[p], h.idx[p], h.d[m], h.idx[m]) {
+			break
+		}
+		h.swap(p, m)
+		p = m
+	}
+}
+
+func (h *topK) swap(a, b int) {
+	h.idx[a], h.idx[b] = h.idx[b], h.idx[a]
+	h.d[a], h.d[b] = h.d[b], h.d[a]
+}
+
+// sorted writes the kept pairs in increasing order into idx and d (heap order is destroyed).
+func (h *topK) sorted(idx []int32, d []float64) {
+	sortPairs(h.d, h.idx)
+	copy(idx, h.idx)
+	copy(d, h.d)
+}
+
+// sortPairs sorts d (and idx alongside) by (d, idx); insertion sort for short slices.
+func sortPairs(d []float64, idx []int32) {
+	if len(d) <= 32 {
+		for a := 1; a < len(d); a++ {
+			for b := a; b > 0 && less(d[b], idx[b], d[b-1], idx[b-1]); b-- {
+				d[b], d[b-1] = d[b-1], d[b]
+				idx[b], idx[b-1] = idx[b-1], idx[b]
+			}
+		}
+		return
+	}
+	sort.Sort(pairs{d, idx})
+}
+
+type pairs struct {
+	d   []float64
+	idx []int32
+}
+
+func (p pairs) Len() int           { return len(p.d) }
+func (p pairs) Less(a, b int) bool { return less(p.d[a], p.idx[a], p.d[b], p.idx[b]) }
+func (p pairs) Swap(a, b int) {
+	p.d[a], p.d[b] = p.d[b], p.d[a]
+	p.idx[a], p.idx[b] = p.idx[b], p.idx[a]
+}
+
+// KNN returns for each row i of x the indices and squared distances of its k nearest other rows,
+// sorted by increasing distance, ties broken by the smaller index. It needs 1 ≤ k < n.
+// Rows with at most 3 columns use a k-d tree; others a blocked, exact brute force.
+func KNN(ctx context.Context, x *mat.Dense, k int, opt Options) (*Graph, error) {
+	n, d, err := check(x)
+	if err != nil {
+		return nil, err
+	}
+	if k < 1 || k >= n {
+		return nil, dataset.Invalidf("neighbors: k = %d neighbours of %d points: expected 1 ≤ k < n", k, n)
+	}
+	g := &Graph{N: n, K: k, Index: make([]int32, n*k), Dist2: make([]float64, n*k)}
+	if d <= 3 {
+		return g, treeKNN(ctx, x, g, opt)
+	}
+	nw := opt.workers()
+	heaps := make([]topK, nw)
+	cand := make([][]int32, nw)
+	candD := make([][]float64, nw)
+	var xc *mat.Dense
+	var sq []float64
+	var maxSq float64
+	if d > directMax {
+		xc, sq = centred(x)
+		for _, s := range sq {
+			maxSq = max(maxSq, s)
+		}
+	}
+	eps := 2 * float64(2*d+4) * 0x1p-52
+	err = rows(ctx, x, xc, sq, opt, "knn", func(w, i int, row []float64) error {
+		h := &heaps[w]
+		h.reset(k)
+		for j, v := range row {
+			if j != i {
+				h.push(v, int32(j))
+			}
+		}
+		idx, dd := g.Row(i)
+		if xc == nil { // direct distances are exact already
+			h.sorted(idx, dd)
+			return nil
+		}
+		// Every j whose rounded distance lies within the error bound of the k-th kept one may
+		// belong to the exact k nearest: recompute those exactly.
+		tol := eps * (sq[i] + maxSq)
+		lim := h.d[0] + tol
+		c, cd := cand[w][:0], candD[w][:0]
+		xi := x.RawRowView(i)
+		for j, v := range row {
+			if j != i && v <= lim {
+				c = append(c, int32(j))
+				cd = append(cd, dist2(xi, x.RawRowView(j)))
+			}
+		}
+		sortPairs(cd, c)
+		copy(idx, c[:k])
+		copy(dd, cd[:k])
+		cand[w], candD[w] = c, cd
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return g, nil
+}
+
+// String describes the graph.
+func (g *Graph) String() string { return fmt.Sprintf("neighbors.Graph{N: %d, K: %d}", g.N, g.K) }

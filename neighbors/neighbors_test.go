@@ -1,0 +1,138 @@
+package neighbors
+
+import (
+	"context"
+	"errors"
+	"math/rand/v2"
+	"sort"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
+)
+
+// naive returns the k nearest other rows of row i by sorting all exact distances.
+func naive(x *mat.Dense, i, k int) ([]int32, []float64) {
+	n, _ := x.Dims()
+	type p struct {
+		d float64
+		j int32
+	}
+	ps := make([]p, 0, n-1)
+	for j := 0; j < n; j++ {
+		if j != i {
+			ps = append(ps, p{dist2(x.RawRowView(i), x.RawRowView(j)), int32(j)})
+		}
+	}
+	sort.Slice(ps, func(a, b int) bool { return less(ps[a].d, ps[a].j, ps[b].d, ps[b].j) })
+	idx, d := make([]int32, k), make([]float64, k)
+	for m := 0; m < k; m++ {
+		idx[m], d[m] = ps[m].j, ps[m].d
+	}
+	return idx, d
+}
+
+// randData returns n×d data; with grid set the coordinates are small integers, so that many
+// distances tie exactly and the tie rule is exercised.
+func randData(n, d int, grid bool, seed uint64) *mat.Dense {
+	r := rand.New(rand.NewPCG(seed, 7))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for c := 0; c < d; c++ {
+			if grid {
+				x.Set(i, c, float64(r.IntN(4))+100) // offset: the BLAS path must cope with large norms
+			} else {
+				x.Set(i, c, r.NormFloat64())
+			}
+		}
+	}
+	return x
+}
+
+func TestKNNMatchesNaive(t *testing.T) {
+	for _, d := range []int{1, 2, 3, 5, 12, 40} {
+		for _, grid := range []bool{false, true} {
+			x := randData(300, d, grid, uint64(d))
+			for _, k := range []int{1, 7, 50} {
+				g, err := KNN(context.Background(), x, k, Options{Workers: 3})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for i := 0; i < 300; i++ {
+					wi, wd := naive(x, i, k)
+					gi, gd := g.Row(i)
+					for m := range wi {
+						if gi[m] != wi[m] || gd[m] != wd[m] {
+							t.Fatalf("d=%d grid=%v k=%d row %d neighbour %d: got (%d, %g), want (%d, %g)", d, grid, k, i, m, gi[m], gd[m], wi[m], wd[m])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestRowsMatchDirect(t *testing.T) {
+	for _, d := range []int{2, 30} {
+		x := randData(150, d, false, 3)
+		err := Rows(context.Background(), x, Options{}, func(_, i int, row []float64) error {
+			for j, v := range row {
+				want := dist2(x.RawRowView(i), x.RawRowView(j))
+				if diff := v - want; diff > 1e-12*(1+want) || diff < -1e-12*(1+want) {
+					t.Errorf("d=%d (%d,%d): %g, want %g", d, i, j, v, want)
+				}
+			}
+			if row[i] != 0 {
+				t.Errorf("diagonal %d = %g", i, row[i])
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestKNNBadInput(t *testing.T) {
+	x := randData(10, 2, false, 1)
+	for _, k := range []int{0, 10, -1} {
+		if _, err := KNN(context.Background(), x, k, Options{}); !errors.Is(err, dataset.ErrInvalid) {
+			t.Errorf("k=%d: err = %v, want ErrInvalid", k, err)
+		}
+	}
+	if _, err := KNN(context.Background(), nil, 1, Options{}); !errors.Is(err, dataset.ErrInvalid) {
+		t.Errorf("nil data: err = %v", err)
+	}
+	x.Set(3, 1, 0.0/zero)
+	if _, err := KNN(context.Background(), x, 2, Options{}); !errors.Is(err, dataset.ErrInvalid) {
+		t.Errorf("NaN: err = %v", err)
+	}
+}
+
+var zero float64
+
+func TestCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, d := range []int{2, 20} {
+		if _, err := KNN(ctx, randData(2000, d, false, 1), 5, Options{}); !errors.Is(err, context.Canceled) {
+			t.Errorf("d=%d: err = %v, want context.Canceled", d, err)
+		}
+	}
+}
+
+func benchKNN(b *testing.B, n, d, k int) {
+	x := randData(n, d, false, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := KNN(context.Background(), x, k, Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+func BenchmarkKNN2D_n10000(b *testing.B)  { benchKNN(b, 10000, 2, 20) }
+func BenchmarkKNN2D_n70000(b *testing.B)  { benchKNN(b, 70000, 2, 20) }
+func BenchmarkKNN784D_n2000(b *testing.B) { benchKNN(b, 2000, 784, 20) }
+func BenchmarkKNN50D_n10000(b *testing.B) { benchKNN(b, 10000, 50, 20) }
