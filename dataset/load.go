@@ -1,0 +1,336 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Options controls how Load and Read interpret a file. The zero value means: detect the format,
+// take the label from a column named "label" or "class" if there is one, sniff a header, and treat
+// missing values as errors.
+type Options struct {
+	// Format is "" (detect: by extension after stripping .gz, then by content) or one of
+	// "csv", "tsv", "ws" (whitespace-separated, no dimension line), "arff", "idx", "sompak",
+	// "mtx" (Matrix Market, terms×documents), "labeltext" (label<TAB>text lines) and
+	// "pgmdir" (a directory of class subdirectories holding binary PGM images).
+	Format string
+	// Label selects the label column: a header name, a 1-based column number, "first" or "last".
+	// "" means a column named "label" or "class" (case-insensitive) if present, else none; for
+	// ARFF the last attribute if it is nominal (a numeric last attribute becomes Set.Target only);
+	// for SOM_PAK the trailing token of each row.
+	Label string
+	// NoLabel discards labels: the label column (explicit or default) is still left out of the
+	// features, but the Set carries no Labels, ClassNames or Target.
+	NoLabel bool
+	// Header is, for CSV/TSV/ws tables, "auto" (default: the first row is a header when it has a
+	// non-numeric field in a column that is numeric below), "yes" or "no".
+	Header string
+	// Missing is the policy for NaN, ±Inf, "?" and empty numeric fields: "" or "error" (default),
+	// "drop" (drop the rows that have one) or "mean" (impute the column mean of the other rows).
+	Missing string
+	// Drop lists columns to ignore (header names or 1-based column numbers), e.g. string ids.
+	Drop []string
+	// MinDocFreq, for "labeltext" and "mtx", keeps only terms that occur in at least this many
+	// documents; 0 keeps every term.
+	MinDocFreq int
+	// Warn receives warnings (duplicate rows, skipped string attributes); nil discards them.
+	Warn func(msg string)
+}
+
+func (o *Options) warnf(format string, args ...any) {
+	if o.Warn != nil {
+		o.Warn(fmt.Sprintf(format, args...))
+	}
+}
+
+func (o *Options) check(name string) error {
+	switch strings.ToLower(o.Missing) {
+	case "", "error", "drop", "mean":
+	default:
+		return &ParseError{File: name, Expected: `Missing "error", "drop" or "mean"`, Found: fmt.Sprintf("%q", o.Missing)}
+	}
+	switch strings.ToLower(o.Header) {
+	case "", "auto", "yes", "no":
+	default:
+		return &ParseError{File: name, Expected: `Header "auto", "yes" or "no"`, Found: fmt.Sprintf("%q", o.Header)}
+	}
+	if o.MinDocFreq < 0 {
+		return &ParseError{File: name, Expected: "MinDocFreq ≥ 0", Found: fmt.Sprint(o.MinDocFreq)}
+	}
+	return nil
+}
+
+// Formats lists the format names Options.Format accepts.
+var Formats = []string{"csv", "tsv", "ws", "arff", "idx", "sompak", "mtx", "labeltext", "pgmdir"}
+
+// Load reads a data set from a file; "-" reads standard input. Gzip compression is detected by
+// its magic bytes, not by the name. A directory is read as "pgmdir". An IDX images file picks up
+// the matching labels file next to it (train-images-idx3-ubyte[.gz] ↔ train-labels-idx1-ubyte[.gz]),
+// and a Matrix Market file its .terms, .docs and .classes side files.
+func Load(path string, opt Options) (*Set, error) {
+	if path == "-" {
+		return Read(os.Stdin, "stdin", opt)
+	}
+	if err := opt.check(path); err != nil {
+		return nil, err
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.IsDir() {
+		if f := strings.ToLower(opt.Format); f != "" && f != "pgmdir" {
+			return nil, &ParseError{File: path, Expected: "a file for format " + opt.Format, Found: "a directory"}
+		}
+		return loadPGMDir(path, opt)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	r, err := decompress(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	format, err := detect(r, path, opt.Format)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case "idx":
+		labels := ""
+		if !opt.NoLabel {
+			labels = idxLabelsFor(path)
+		}
+		if labels == "" {
+			return readIDXSet(r, path, "", nil, opt)
+		}
+		lf, err := os.Open(labels)
+		if err != nil {
+			return nil, err
+		}
+		defer lf.Close()
+		lr, err := decompress(lf)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", labels, err)
+		}
+		return readIDXSet(r, path, labels, lr, opt)
+	case "mtx":
+		return readMTX(r, path, sideFiles(path), opt)
+	}
+	return readFormat(r, path, format, opt)
+}
+
+// Read reads a data set from r. name is used in error messages and for format detection.
+// Gzip compression is detected by its magic bytes.
+func Read(r io.Reader, name string, opt Options) (*Set, error) {
+	if err := opt.check(name); err != nil {
+		return nil, err
+	}
+	br, err := decompress(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	format, err := detect(br, name, opt.Format)
+	if err != nil {
+		return nil, err
+	}
+	switch format {
+	case "idx":
+		return readIDXSet(br, name, "", nil, opt)
+	case "mtx":
+		return readMTX(br, name, nil, opt)
+	case "pgmdir":
+		return nil, &ParseError{File: name, Expected: "a directory for format pgmdir", Found: "a stream"}
+	}
+	return readFormat(br, name, format, opt)
+}
+
+func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error) {
+	switch format {
+	case "csv":
+		return readTable(r, name, ',', opt)
+	case "tsv":
+		return readTable(r, name, '\t', opt)
+	case "ws":
+		return readTable(r, name, ' ', opt)
+	case "sompak":
+		return readSOMPAK(r, name, opt)
+	case "arff":
+		return readARFF(r, name, opt)
+	case "labeltext":
+		return readLabelText(r, name, opt)
+	}
+	return nil, fmt.Errorf("%w: %s: unknown format %q (known: %s)", ErrInvalid, name, format, strings.Join(Formats, ", "))
+}
+
+const bufSize = 1 << 16
+
+// decompress returns a buffered reader over r, gunzipping it when it starts with the gzip magic.
+func decompress(r io.Reader) (*bufio.Reader, error) {
+	br := bufio.NewReaderSize(r, bufSize)
+	magic, _ := br.Peek(2)
+	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("%w: bad gzip header: %v", ErrInvalid, err)
+		}
+		return bufio.NewReaderSize(&gzipErrReader{zr}, bufSize), nil
+	}
+	return br, nil
+}
+
+// gzipErrReader marks corrupt gzip streams as invalid input.
+type gzipErrReader struct{ r io.Reader }
+
+func (g *gzipErrReader) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = fmt.Errorf("%w: gzip: %v", ErrInvalid, err)
+	}
+	return n, err
+}
+
+// detect chooses the format: an explicit one, else by extension, else by content.
+func detect(r *bufio.Reader, name, format string) (string, error) {
+	if format != "" {
+		f := strings.ToLower(format)
+		for _, k := range Formats {
+			if f == k {
+				return f, nil
+			}
+		}
+		return "", fmt.Errorf("%w: %s: unknown format %q (known: %s)", ErrInvalid, name, format, strings.Join(Formats, ", "))
+	}
+	if f := formatByName(name); f != "" {
+		return f, nil
+	}
+	head, _ := r.Peek(bufSize)
+	if f := sniff(head); f != "" {
+		return f, nil
+	}
+	if len(bytes.TrimSpace(head)) == 0 {
+		return "", &ParseError{File: name, Expected: "at least one data row", Found: "empty input"}
+	}
+	return "", fmt.Errorf("%w: %s: unknown format (not CSV, TSV, whitespace table, ARFF, IDX, SOM_PAK, Matrix Market or label<TAB>text; set Format)", ErrInvalid, name)
+}
+
+func formatByName(name string) string {
+	base := strings.ToLower(filepath.Base(name))
+	base = strings.TrimSuffix(base, ".gz")
+	switch {
+	case strings.HasSuffix(base, ".csv"):
+		return "csv"
+	case strings.HasSuffix(base, ".tsv"), strings.HasSuffix(base, ".tab"):
+		return "tsv"
+	case strings.HasSuffix(base, ".arff"):
+		return "arff"
+	case strings.HasSuffix(base, ".mtx"):
+		return "mtx"
+	case strings.HasSuffix(base, ".idx"), strings.HasSuffix(base, "-ubyte"), strings.Contains(base, "-idx1-"), strings.Contains(base, "-idx3-"):
+		return "idx"
+	case strings.HasSuffix(base, ".cod"):
+		return "sompak"
+	}
+	return ""
+}
+
+// sniff guesses the format from the first bytes of the (decompressed) content.
+func sniff(head []byte) string {
+	if len(head) >= 4 && head[0] == 0 && head[1] == 0 && idxTypeSize(head[2]) > 0 && head[3] > 0 {
+		return "idx"
+	}
+	if bytes.HasPrefix(head, []byte("%%MatrixMarket")) {
+		return "mtx"
+	}
+	var lines [][]byte
+	for rest := head; len(rest) > 0 && len(lines) < 8; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			if len(head) < bufSize { // the whole input is here, the last line is complete
+				lines = append(lines, rest)
+			}
+			break
+		}
+		lines = append(lines, rest[:i])
+		rest = rest[i+1:]
+	}
+	var first [][]byte // non-blank lines
+	for _, l := range lines {
+		l = bytes.TrimRight(l, "\r")
+		if len(bytes.TrimSpace(l)) > 0 {
+			first = append(first, l)
+		}
+	}
+	if len(first) == 0 {
+		return ""
+	}
+	// ARFF: % comments, then @relation.
+	for _, l := range first {
+		t := bytes.TrimSpace(l)
+		if t[0] == '%' {
+			continue
+		}
+		if len(t) >= 9 && strings.EqualFold(string(t[:9]), "@relation") {
+			return "arff"
+		}
+		break
+	}
+	// SOM_PAK: first non-# line is a single positive integer (maybe followed by SOM topology words).
+	var data [][]byte
+	for _, l := range first {
+		if l[0] != '#' {
+			data = append(data, l)
+		}
+	}
+	if len(data) >= 2 {
+		f := bytes.Fields(data[0])
+		if len(f) >= 1 && isUint(f[0]) && (len(f) == 1 || !isNumber(f[1])) {
+			if d := len(bytes.Fields(data[1])); d >= 1 && d <= atoiSafe(f[0])+1 && d >= atoiSafe(f[0]) {
+				return "sompak"
+			}
+		}
+	}
+	l := first[0]
+	if i := bytes.IndexByte(l, '\t'); i >= 0 {
+		// label<TAB>text: two tab-separated fields, the second with several non-numeric words.
+		if bytes.Count(l, []byte{'\t'}) == 1 {
+			words := bytes.Fields(l[i+1:])
+			if len(words) > 1 && !isNumber(words[0]) {
+				return "labeltext"
+			}
+		}
+		return "tsv"
+	}
+	if bytes.IndexByte(l, ',') >= 0 {
+		return "csv"
+	}
+	return "ws"
+}
+
+func isUint(b []byte) bool {
+	if len(b) == 0 || len(b) > 9 {
+		return false
+	}
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func atoiSafe(b []byte) int {
+	n := 0
+	for _, c := range b {
+		n = n*10 + int(c-'0')
+	}
+	return n
+}

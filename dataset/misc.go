@@ -1,0 +1,5 @@
+package dataset
+
+import "math"
+
+var nan = math.NaN()
