@@ -168,11 +168,29 @@ func (b *builder) resolveLabels(s *Set, pick func(int) int) {
 	m := s.Len()
 	s.Labels = make([]int, m)
 	if b.classes != nil {
-		s.ClassNames = b.classes
+		// Declared classes in declared order, leaving out those no row has (an empty class
+		// would give zero priors downstream).
+		used := make([]int, len(b.classes))
 		for i := range s.Labels {
-			s.Labels[i] = b.rawLab[pick(i)]
+			if l := b.rawLab[pick(i)]; l >= 0 {
+				used[l] = 1
+			}
 		}
-		if vals, ok := numericNames(b.classes); ok {
+		s.ClassNames = []string{}
+		for c, u := range used {
+			used[c] = -1
+			if u > 0 {
+				used[c] = len(s.ClassNames)
+				s.ClassNames = append(s.ClassNames, b.classes[c])
+			}
+		}
+		for i := range s.Labels {
+			s.Labels[i] = -1
+			if l := b.rawLab[pick(i)]; l >= 0 {
+				s.Labels[i] = used[l]
+			}
+		}
+		if vals, ok := numericNames(s.ClassNames); ok {
 			s.Target = make([]float64, m)
 			for i, l := range s.Labels {
 				s.Target[i] = math.NaN()
