@@ -305,8 +305,13 @@ func sklearnLayout(head []bufferedLine, sep byte) ([]string, bool) {
 // sniffHeader: the first row is a header when one of its fields is text in a column that is
 // numeric in the rows below.
 func sniffHeader(head []bufferedLine) bool {
-	if len(head) < 2 {
-		return false
+	if len(head) == 1 { // a lone row is a header only if it is all text
+		for _, f := range head[0].fields {
+			if isMissingToken(f) || isNumber(f) {
+				return false
+			}
+		}
+		return true
 	}
 	for j, f := range head[0].fields {
 		if isMissingToken(f) || isNumber(f) {
