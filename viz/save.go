@@ -1,0 +1,122 @@
+package viz
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgimg"
+	"gonum.org/v1/plot/vg/vgpdf"
+	"gonum.org/v1/plot/vg/vgsvg"
+
+	"lowdim/dataset"
+)
+
+// PNGDPI is the resolution of PNG files written by Save: a 6 in figure is 864 pixels wide.
+const PNGDPI = 144
+
+// formats lists the file extensions Save understands.
+var formats = []string{".png", ".svg", ".pdf"}
+
+// Save writes the figure f to path, in the format its extension names (.png, .svg or .pdf, in any
+// letter case), w wide and h high. Zero sizes mean the figure's own size (ScatterPlot and CurvesPlot
+// carry one) or else 6 in × 6 in. The file is written atomically: to a temporary file in the same
+// directory, then renamed, so that on any error no file — not even a partial one — is left at path.
+// An unknown extension or a bad size is an error wrapping dataset.ErrInvalid.
+func Save(f Drawer, w, h vg.Length, path string) (err error) {
+	if f == nil {
+		return dataset.Invalidf("viz: nothing to save")
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	if w < 0 || h < 0 {
+		return dataset.Invalidf("viz: negative figure size %v × %v", w, h)
+	}
+	if w == 0 || h == 0 {
+		dw, dh := DefaultWidth, DefaultHeight
+		if s, ok := f.(interface{ DefaultSize() (vg.Length, vg.Length) }); ok {
+			if sw, sh := s.DefaultSize(); sw > 0 && sh > 0 {
+				dw, dh = sw, sh
+			}
+		}
+		if w == 0 {
+			w = dw
+		}
+		if h == 0 {
+			h = dh
+		}
+	}
+	if w > 100*vg.Inch || h > 100*vg.Inch {
+		return dataset.Invalidf("viz: figure size %v × %v is larger than 100 in", w, h)
+	}
+	var out io.WriterTo
+	switch ext {
+	case ".png":
+		c := &rasterCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
+		if err := render(f, c, w, h); err != nil {
+			return err
+		}
+		out = vgimg.PngCanvas{Canvas: c.Canvas}
+	case ".svg":
+		c := vgsvg.New(w, h)
+		if err := render(f, c, w, h); err != nil {
+			return err
+		}
+		out = c
+	case ".pdf":
+		c := vgpdf.New(w, h)
+		if err := render(f, c, w, h); err != nil {
+			return err
+		}
+		out = c
+	default:
+		return dataset.Invalidf("viz: cannot save %q: unknown extension %q (want one of %s)", path, ext, strings.Join(formats, ", "))
+	}
+	return writeAtomic(path, out)
+}
+
+// render draws f on c, turning a panic inside gonum/plot (which panics on some impossible
+// settings of a plot, e.g. a log axis over negative values) into an error.
+func render(f Drawer, c vg.Canvas, w, h vg.Length) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("viz: drawing the figure failed: %v", r)
+		}
+	}()
+	f.Draw(draw.NewCanvas(c, w, h))
+	return nil
+}
+
+// writeAtomic writes out to a temporary file next to path and renames it to path.
+func writeAtomic(path string, out io.WriterTo) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("viz: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = out.WriteTo(tmp); err != nil {
+		return fmt.Errorf("viz: writing %s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return fmt.Errorf("viz: %w", err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("viz: writing %s: %w", path, err)
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("viz: %w", err)
+	}
+	return nil
+}
