@@ -75,9 +75,9 @@ type ScatterPlot struct {
 	// Width and Height are the default size used by Save when it is given zero sizes.
 	Width, Height vg.Length
 
-	legend   []legendEntry
-	xr, yr   [2]float64 // data extent (points and class markers)
-	markPad  vg.Length  // room for the largest marker at the panel's edges
+	legend  []legendEntry
+	xr, yr  [2]float64 // data extent (points and class markers)
+	markPad vg.Length  // room for the largest marker at the panel's edges
 }
 
 // DefaultSize returns the size Save uses when given zero sizes.
