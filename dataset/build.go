@@ -123,7 +123,7 @@ func (b *builder) finish(opt *Options) (*Set, error) {
 			for i := range s.Target {
 				s.Target[i] = b.target[pick(i)]
 			}
-		} else if b.labeled {
+		} else if b.labeled && (b.classes != nil || len(b.rawNames) > 0) { // all unknown = unlabelled
 			b.resolveLabels(s, pick)
 		}
 	}

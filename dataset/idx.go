@@ -65,10 +65,10 @@ func readIDXHeader(r io.Reader, name string) (idxHeader, error) {
 		if d == 0 {
 			total = 0
 		} else if total > 0 {
-			total *= d
-			if total > maxIDXElements {
+			if d > maxIDXElements/total {
 				return idxHeader{}, &ParseError{File: name, Expected: fmt.Sprintf("at most %d elements", maxIDXElements), Found: "dimensions " + dimString(h.dims[:i+1]) + "…"}
 			}
+			total *= d
 		}
 	}
 	return h, nil

@@ -55,7 +55,7 @@ type splitter struct {
 	scratch []byte
 }
 
-func isSpace(c byte) bool { return c == ' ' || c == '\t' }
+func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f' }
 
 func trimSpace(b []byte) []byte {
 	for len(b) > 0 && isSpace(b[0]) {
