@@ -1,4 +1,3 @@
-// Package dataset holds data sets in memory and reads and writes them.
 package dataset
 
 import (
