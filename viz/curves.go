@@ -267,7 +267,8 @@ func (integerTicks) Ticks(lo, hi float64) []plot.Tick {
 func (cp *CurvesPlot) Draw(c draw.Canvas) {
 	fillBackground(c)
 	c = draw.Crop(c, margin, -margin, margin, -margin)
-	c = drawTitle(c, cp.Title)
+	drawTitle(c, cp.Title)
+	c.Max.Y -= titleHeight(cp.Title)
 	c = drawKeyRow(c, cp.legend)
 	var panels []*plot.Plot
 	for _, p := range []*plot.Plot{cp.TC, cp.PR} {

@@ -7,11 +7,11 @@ import (
 	"gonum.org/v1/plot/palette/moreland"
 )
 
-// classColors is the class palette: 20 colours, the ten of matplotlib's "tab10" (Tableau 10)
-// followed by their ten lighter "tab20" companions, except that both greys are replaced (tab10's
-// #7f7f7f by tab20b's dark indigo #393b79, tab20's #c7c7c7 by tab20b's olive #8c6d31) because grey
-// is reserved for unknown labels. Neighbouring class indices therefore get strongly different hues;
-// class k and k+10 share a hue at two lightnesses.
+// classColors is the class palette: 20 colours. The first ten are matplotlib's "tab10" (Tableau 10)
+// with its grey replaced by navy (grey is reserved for unknown labels); the other ten were picked
+// greedily from the tab20/tab20b sets and Sasha Trubetskoy's "20 distinct colours", each time the
+// candidate (not too light to see on white) farthest in CIELAB from those already chosen, white
+// and the unknown grey. Every pair differs by ΔE*ab ≥ 26 (TestPalette checks it).
 var classColors = [...]color.NRGBA{
 	{0x1f, 0x77, 0xb4, 0xff}, // blue
 	{0xff, 0x7f, 0x0e, 0xff}, // orange
@@ -20,19 +20,19 @@ var classColors = [...]color.NRGBA{
 	{0x94, 0x67, 0xbd, 0xff}, // purple
 	{0x8c, 0x56, 0x4b, 0xff}, // brown
 	{0xe3, 0x77, 0xc2, 0xff}, // pink
-	{0x39, 0x3b, 0x79, 0xff}, // indigo (instead of grey)
+	{0x00, 0x00, 0x75, 0xff}, // navy (instead of tab10's grey)
 	{0xbc, 0xbd, 0x22, 0xff}, // olive
 	{0x17, 0xbe, 0xcf, 0xff}, // cyan
-	{0xae, 0xc7, 0xe8, 0xff}, // light blue
+	{0xf0, 0x32, 0xe6, 0xff}, // magenta
 	{0xff, 0xbb, 0x78, 0xff}, // light orange
-	{0x98, 0xdf, 0x8a, 0xff}, // light green
-	{0xff, 0x98, 0x96, 0xff}, // light red
-	{0xc5, 0xb0, 0xd5, 0xff}, // light purple
-	{0xc4, 0x9c, 0x94, 0xff}, // light brown
-	{0xf7, 0xb6, 0xd2, 0xff}, // light pink
-	{0x8c, 0x6d, 0x31, 0xff}, // dark gold (instead of light grey)
-	{0xdb, 0xdb, 0x8d, 0xff}, // light olive
-	{0x9e, 0xda, 0xe5, 0xff}, // light cyan
+	{0x63, 0x79, 0x39, 0xff}, // moss green
+	{0xdc, 0xbe, 0xff, 0xff}, // lavender
+	{0xff, 0x98, 0x96, 0xff}, // salmon
+	{0x91, 0x1e, 0xb4, 0xff}, // violet
+	{0x39, 0x3b, 0x79, 0xff}, // indigo
+	{0x80, 0x00, 0x00, 0xff}, // maroon
+	{0x9a, 0x63, 0x24, 0xff}, // ochre
+	{0x43, 0x63, 0xd8, 0xff}, // royal blue
 }
 
 // unknownColor is used for points whose label is -1 (unknown) and for non-finite targets.

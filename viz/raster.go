@@ -56,6 +56,20 @@ func (r *rasterCanvas) Pop() {
 	r.Canvas.Pop()
 }
 
+// underlying unwraps the draw.Canvas layers gonum/plot nests around the canvas given to Draw.
+func underlying(c vg.Canvas) vg.Canvas {
+	for {
+		switch d := c.(type) {
+		case draw.Canvas:
+			c = d.Canvas
+		case *draw.Canvas:
+			c = d.Canvas
+		default:
+			return c
+		}
+	}
+}
+
 // plain reports whether canvas coordinates map to pixels without any transform.
 func (r *rasterCanvas) plain() bool { return r.transformed == 0 }
 

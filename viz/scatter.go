@@ -75,6 +75,7 @@ type ScatterPlot struct {
 	// Width and Height are the default size used by Save when it is given zero sizes.
 	Width, Height vg.Length
 
+	points  *pointLayer
 	legend  []legendEntry
 	xr, yr  [2]float64 // data extent (points and class markers)
 	markPad vg.Length  // room for the largest marker at the panel's edges
@@ -273,6 +274,7 @@ func (s Scatter) Plot(y *mat.Dense, labels []int, classNames []string) (*Scatter
 	rng := rand.New(rand.NewPCG(0x5ca77e4, 0x10d1))
 	rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
 	sp.Panel.Add(pts)
+	sp.points = pts
 
 	sp.markPad = radius
 	if cp != nil {
@@ -355,30 +357,13 @@ var glyphShapes = [3]draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.
 func (s *ScatterPlot) Draw(c draw.Canvas) {
 	fillBackground(c)
 	c = draw.Crop(c, margin, -margin, margin, -margin)
-	c = drawTitle(c, s.Title)
-	gap := vg.Points(8)
-
-	var lay legendLayout
-	var right vg.Length
-	switch {
-	case s.ColorBar != nil:
-		right = colorBarWidth(s.ColorBar, c)
-		if len(s.legend) > 0 {
-			lay = layoutLegend(s.legend, c.Max.Y-c.Min.Y-vg.Points(40))
-			right = max(right, lay.width)
-		}
-	case len(s.legend) > 0:
-		lay = layoutLegend(s.legend, c.Max.Y-c.Min.Y-vg.Points(40))
-		right = lay.width
-	}
-	panelC := c
-	if right > 0 {
-		panelC.Max.X -= right + gap
-	}
+	drawTitle(c, s.Title)
+	body, panelC, lay := s.layout(c)
 	dc := s.fit(panelC)
 	s.Panel.Draw(panelC)
 
-	col := c
+	gap := vg.Points(8)
+	col := body
 	col.Min.X = panelC.Max.X + gap
 	col.Min.Y, col.Max.Y = dc.Min.Y, dc.Max.Y
 	if s.ColorBar != nil {
@@ -398,6 +383,25 @@ func (s *ScatterPlot) Draw(c draw.Canvas) {
 	if len(s.legend) > 0 {
 		lay.draw(col)
 	}
+}
+
+// layout splits c (inside the margin) into the body below the title and, within it, the panel's
+// canvas left of the legend or colour bar column; it also lays out the legend.
+func (s *ScatterPlot) layout(c draw.Canvas) (body, panel draw.Canvas, lay legendLayout) {
+	c.Max.Y -= titleHeight(s.Title)
+	var right vg.Length
+	if len(s.legend) > 0 {
+		lay = layoutLegend(s.legend, c.Max.Y-c.Min.Y-vg.Points(40), 0.4*(c.Max.X-c.Min.X))
+		right = lay.width
+	}
+	if s.ColorBar != nil {
+		right = max(right, colorBarWidth(s.ColorBar, c))
+	}
+	panel = c
+	if right > 0 {
+		panel.Max.X -= right + vg.Points(8)
+	}
+	return c, panel, lay
 }
 
 // fit sets the panel's ranges so that the data fill its data area with equal scales on both axes,
@@ -453,7 +457,7 @@ type pointLayer struct {
 // Plot implements plot.Plotter.
 func (pl *pointLayer) Plot(c draw.Canvas, p *plot.Plot) {
 	trX, trY := p.Transforms(&c)
-	if rc, ok := c.Canvas.(*rasterCanvas); ok && rc.plain() {
+	if rc, ok := underlying(c.Canvas).(*rasterCanvas); ok && rc.plain() {
 		pl.raster(rc, c, trX, trY)
 		return
 	}
@@ -516,9 +520,9 @@ type legendLayout struct {
 const maxLegendName = 28 // runes; longer class names are shortened with "…"
 
 // layoutLegend chooses a font size (10 pt down to 7 pt) and up to three columns so that the
-// entries fit into height; if they still do not, the list is cut and its last line says how many
-// classes are not listed.
-func layoutLegend(entries []legendEntry, height vg.Length) legendLayout {
+// entries fit into height and width; if they still do not, the list is cut and its last line
+// says how many classes are not listed.
+func layoutLegend(entries []legendEntry, height, width vg.Length) legendLayout {
 	short := make([]legendEntry, len(entries))
 	for i, e := range entries {
 		if r := []rune(e.name); len(r) > maxLegendName {
@@ -527,20 +531,28 @@ func layoutLegend(entries []legendEntry, height vg.Length) legendLayout {
 		short[i] = e
 	}
 	lay := legendLayout{entries: short}
-	for cols := 1; cols <= 3; cols++ {
+	cols := 1
+	for c := 1; c <= 3; c++ {
 		for size := vg.Length(legendSize); size >= 7; size-- {
-			rowH := size * 1.45
-			rows := int(height / rowH)
-			if rows >= 1 && rows*cols >= len(short) {
-				lay.size, lay.rows = size, (len(short)+cols-1)/cols
-				return lay.measure()
+			rows := int(height / (size * legendRow))
+			if rows < 1 {
+				continue
+			}
+			lay.size, lay.rows = size, (len(short)+c-1)/c
+			m := lay.measure()
+			if m.width > width {
+				continue
+			}
+			cols = c
+			if rows*c >= len(short) {
+				return m
 			}
 		}
 	}
-	// Too many classes: cut the list.
+	// Too many classes: as many columns as fit the width, the list cut to what fits the height.
 	lay.size = 7
-	rows := max(1, int(height/(lay.size*1.45)))
-	keep := max(0, 3*rows-1)
+	rows := max(1, int(height/(lay.size*legendRow)))
+	keep := max(0, cols*rows-1)
 	if keep < len(short) {
 		more := len(short) - keep
 		lay.entries = append(short[:keep:keep], legendEntry{name: fmt.Sprintf("… %d more", more), shape: 255})
@@ -548,6 +560,9 @@ func layoutLegend(entries []legendEntry, height vg.Length) legendLayout {
 	lay.rows = min(rows, len(lay.entries))
 	return lay.measure()
 }
+
+// legendRow is the height of a legend line, in font sizes.
+const legendRow = 1.45
 
 // measure fills in the layout's width and height.
 func (l legendLayout) measure() legendLayout {
@@ -558,7 +573,7 @@ func (l legendLayout) measure() legendLayout {
 	}
 	cols := (len(l.entries) + l.rows - 1) / l.rows
 	l.width = vg.Length(cols) * l.colW
-	l.height = vg.Length(l.rows) * l.size * 1.45
+	l.height = vg.Length(l.rows) * l.size * legendRow
 	return l
 }
 
@@ -566,7 +581,7 @@ func (l legendLayout) measure() legendLayout {
 func (l legendLayout) draw(c draw.Canvas) {
 	sty := textStyle(l.size)
 	sty.YAlign = draw.YCenter
-	rowH := l.size * 1.45
+	rowH := l.size * legendRow
 	r := l.size * 0.38
 	for i, e := range l.entries {
 		col, row := i/l.rows, i%l.rows

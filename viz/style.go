@@ -46,18 +46,30 @@ func newPanel(xlabel, ylabel string) *plot.Plot {
 	return p
 }
 
-// drawTitle writes title centred at the top of c and returns c without the title's band.
-func drawTitle(c draw.Canvas, title string) draw.Canvas {
-	if title == "" {
-		return c
-	}
+// titleStyle is the style of figure titles.
+func titleStyle() text.Style {
 	sty := textStyle(titleSize)
 	sty.XAlign = draw.XCenter
 	sty.YAlign = draw.YTop
-	pad := vg.Points(4)
-	c.FillText(sty, vg.Point{X: c.Center().X, Y: c.Max.Y - pad}, title)
-	c.Max.Y -= sty.Height(title) + 2*pad
-	return c
+	return sty
+}
+
+// titlePad is the space above and below a figure title.
+const titlePad = vg.Length(4)
+
+// titleHeight is the height of the band a title takes at the top of a figure (0 without title).
+func titleHeight(title string) vg.Length {
+	if title == "" {
+		return 0
+	}
+	return titleStyle().Height(title) + 2*titlePad
+}
+
+// drawTitle writes title centred at the top of c.
+func drawTitle(c draw.Canvas, title string) {
+	if title != "" {
+		c.FillText(titleStyle(), vg.Point{X: c.Center().X, Y: c.Max.Y - titlePad}, title)
+	}
 }
 
 // fillBackground paints c white.
