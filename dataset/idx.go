@@ -37,14 +37,6 @@ type idxHeader struct {
 	dims []int
 }
 
-func (h idxHeader) elements() int {
-	n := 1
-	for _, d := range h.dims {
-		n *= d
-	}
-	return n
-}
-
 func readIDXHeader(r io.Reader, name string) (idxHeader, error) {
 	var magic [4]byte
 	if n, err := io.ReadFull(r, magic[:]); err != nil {

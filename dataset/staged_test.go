@@ -59,7 +59,6 @@ type stagedCase struct {
 	opt    Options
 	n, h   int // h < 0: not asserted
 	counts map[string]int
-	target bool // a numeric Target without classes
 }
 
 func stagedCases() []stagedCase {

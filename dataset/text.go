@@ -21,7 +21,6 @@ func readLabelText(r *bufio.Reader, name string, opt Options) (*Set, error) {
 	vocab := make(map[string]int)
 	var words []string
 	var docs [][]int32
-	var lines []int
 	for {
 		line, err := lr.next()
 		if err == io.EOF {
@@ -65,7 +64,6 @@ func readLabelText(r *bufio.Reader, name string, opt Options) (*Set, error) {
 			i = j
 		}
 		docs = append(docs, doc)
-		lines = append(lines, lr.line)
 		b.n++
 	}
 	if b.n == 0 {
