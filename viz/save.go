@@ -19,6 +19,9 @@ import (
 // PNGDPI is the resolution of PNG files written by Save: a 6 in figure is 864 pixels wide.
 const PNGDPI = 144
 
+// maxSide bounds each side of a saved figure: 40 in is 5,760 pixels at PNGDPI, 130 MB of RGBA.
+const maxSide = 40 * vg.Inch
+
 // formats lists the file extensions Save understands.
 var formats = []string{".png", ".svg", ".pdf"}
 
@@ -49,8 +52,8 @@ func Save(f Drawer, w, h vg.Length, path string) (err error) {
 			h = dh
 		}
 	}
-	if w > 100*vg.Inch || h > 100*vg.Inch {
-		return dataset.Invalidf("viz: figure size %v × %v is larger than 100 in", w, h)
+	if w > maxSide || h > maxSide {
+		return dataset.Invalidf("viz: figure size %v × %v: a side exceeds %v", w, h, maxSide)
 	}
 	var out io.WriterTo
 	switch ext {
