@@ -452,3 +452,24 @@ func TestDigits(t *testing.T) {
 		t.Error("Digits returned shared, modifiable state")
 	}
 }
+
+func TestLoadStdin(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := os.Stdin
+	os.Stdin = r
+	defer func() { os.Stdin = old }()
+	go func() {
+		w.Write([]byte("3\n1 2 3 A\n"))
+		w.Close()
+	}()
+	s, err := Load("-", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Name != "stdin" || s.Dim() != 3 || labelNames(s)[0] != "A" {
+		t.Errorf("stdin: %q %d×%d %q", s.Name, s.Len(), s.Dim(), labelNames(s))
+	}
+}

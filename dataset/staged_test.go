@@ -277,3 +277,24 @@ func TestStagedDetails(t *testing.T) {
 		}
 	})
 }
+
+// TestDredvizGolden reads the SOM_PAK files dredviz wrote (shared/golden/dredviz): 1000 rows of
+// the 3-D S-curve and of its 2-D NeRV embedding (README.md there), with trailing spaces.
+func TestDredvizGolden(t *testing.T) {
+	golden := filepath.Join(filepath.Dir(sharedData(t)), "golden", "dredviz")
+	for file, dim := range map[string]int{"scurve1000.dat": 3, "scurve1000_nerv.dat": 2, "scurve1000_pca.dat": 2} {
+		s, err := Load(filepath.Join(golden, file), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkSet(t, s, 1000, dim)
+		if s.Labels != nil {
+			t.Errorf("%s: unexpected labels", file)
+		}
+	}
+	s, _ := Load(filepath.Join(golden, "scurve1000.dat"), Options{})
+	// head -2 scurve1000.dat: "0.952564 0.659928 1.310241"
+	if s.X.At(0, 0) != 0.952564 || s.X.At(0, 2) != 1.310241 {
+		t.Errorf("row 0 = %v", s.X.RawRowView(0))
+	}
+}
