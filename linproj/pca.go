@@ -241,20 +241,13 @@ func (m *PCAModel) fitCov(ctx context.Context, x *mat.Dense, dim int, prog lowdi
 		}
 		m.TotalVariance += cov.At(i, i)
 	}
-	var eig mat.EigenSym
-	if !eig.Factorize(cov, true) {
-		return fmt.Errorf("pca: eigendecomposition of the %d×%d covariance did not converge", h, h)
+	vals, vecs, err := TopEigenSym(ctx, cov, dim)
+	if err != nil {
+		return err
 	}
-	vals := eig.Values(nil) // ascending
-	var vecs mat.Dense
-	eig.VectorsTo(&vecs)
-	m.Components = mat.NewDense(h, dim, nil)
-	for k := 0; k < dim; k++ {
-		src := h - 1 - k
-		m.Variance[k] = math.Max(vals[src], 0)
-		for j := 0; j < h; j++ {
-			m.Components.Set(j, k, vecs.At(j, src))
-		}
+	m.Components = vecs
+	for k := range vals {
+		m.Variance[k] = math.Max(vals[k], 0)
 	}
 	return nil
 }
