@@ -1,0 +1,250 @@
+// Package cmds is classical (Torgerson) multidimensional scaling.
+//
+// Given dissimilarities d_ij, classical MDS doubly centres B = −½ J D⁽²⁾ J (J = I − 11ᵀ/n,
+// D⁽²⁾ the squared dissimilarities) and embeds with the leading eigenpairs of B:
+// y_ik = √λ_k u_ik. For Euclidean distances between feature vectors B is the Gram matrix
+// of the centred data, so the result equals PCA's embedding (same sign convention too).
+//
+// The method is not parametric: a Model has no Transform, and it is not saved as a model
+// file.
+package cmds
+
+import (
+	"context"
+	"math"
+	"runtime"
+	"sync"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim"
+	"lowdim/dataset"
+	"lowdim/linproj"
+)
+
+// DirectLimit is the largest n for which CMDS.Fit builds the n×n distance matrix and
+// decomposes it. Above it, Fit takes the equivalent PCA route (eigenpairs of the H×H
+// covariance or an SVD): the n×n route costs O(n²) memory and O(n³) time (n = 5000 would
+// need 200 MB per matrix and minutes of tridiagonal reduction), while its result is the
+// same up to rounding.
+const DirectLimit = 2000
+
+// CMDS embeds features by classical MDS of their Euclidean distances.
+type CMDS struct {
+	// Dim is the output dimension D; 0 means 2.
+	Dim int
+	// Progress, if not nil, receives ("cmds", done, total) reports.
+	Progress lowdim.Progress
+}
+
+// Model is a classical MDS embedding.
+type Model struct {
+	// Y is the n×D embedding. Column k is √λ_k times the k-th eigenvector of B, signed so
+	// that its entry of largest absolute value (the first, on exact ties) is positive.
+	// A column whose eigenvalue is not positive (beyond rounding: λ_k ≤ 1e-10·λ_1) is all
+	// zeros: the input is non-Euclidean (negative λ_k) or has rank below D.
+	Y *mat.Dense
+	// Eigenvalues holds λ_1 ≥ … ≥ λ_D of B, negative ones included, so callers can see
+	// when and by how much the input is non-Euclidean.
+	Eigenvalues []float64
+}
+
+var _ lowdim.Embedder = CMDS{}
+
+// Embedding returns Y.
+func (m *Model) Embedding() *mat.Dense { return m.Y }
+
+// Fit embeds d.X by classical MDS of the Euclidean distances between its rows; for
+// n > DirectLimit by the equivalent PCA. It returns a *Model.
+func (c CMDS) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
+	if d == nil || d.X == nil {
+		return nil, dataset.Invalidf("cmds: no data")
+	}
+	n := d.Len()
+	if n > DirectLimit {
+		return fitPCA(ctx, d, c.Dim, c.Progress)
+	}
+	dist, err := euclidean(ctx, d.X, c.Progress)
+	if err != nil {
+		return nil, err
+	}
+	return fromSquared(ctx, dist, n, c.Dim, c.Progress)
+}
+
+// fitPCA is the large-n route: the eigenvalues of B = XcXcᵀ are (n−1) times the explained
+// variances, and y = √λ u is PCA's projection.
+func fitPCA(ctx context.Context, d *dataset.Set, dim int, prog lowdim.Progress) (*Model, error) {
+	m, err := linproj.PCA{Dim: dim, Progress: prog}.Fit(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	pm := m.(*linproj.PCAModel)
+	ev := make([]float64, len(pm.Variance))
+	for k, v := range pm.Variance {
+		ev[k] = v * float64(d.Len()-1)
+	}
+	y := mat.DenseCopyOf(pm.Embedding())
+	zeroSmall(y, ev)
+	return &Model{Y: y, Eigenvalues: ev}, nil
+}
+
+// FromDistances embeds n objects given their n×n dissimilarity matrix d (a mat.Symmetric
+// or any square mat.Matrix) into dim dimensions (0 means 2; 1 ≤ dim ≤ n).
+//
+// d must be square with n ≥ 2, finite, non-negative, with a zero diagonal and symmetric;
+// "zero" and "symmetric" allow rounding of 1e-9 times the largest entry (asymmetric pairs
+// within it are averaged). Anything else is an error wrapping dataset.ErrInvalid.
+func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
+	if d == nil {
+		return nil, dataset.Invalidf("cmds: nil distance matrix")
+	}
+	r, c := d.Dims()
+	if r != c {
+		return nil, dataset.Invalidf("cmds: distance matrix is %d×%d, not square", r, c)
+	}
+	n := r
+	if n < 2 {
+		return nil, dataset.Invalidf("cmds: need at least 2 objects, have %d", n)
+	}
+	maxd := 0.0
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j++ {
+			v := d.At(i, j)
+			switch {
+			case math.IsNaN(v) || math.IsInf(v, 0):
+				return nil, dataset.Invalidf("cmds: distance (%d,%d) is %v", i+1, j+1, v)
+			case v < 0:
+				return nil, dataset.Invalidf("cmds: distance (%d,%d) = %g is negative", i+1, j+1, v)
+			}
+			maxd = math.Max(maxd, v)
+		}
+	}
+	tol := 1e-9 * maxd
+	sq := make([]float64, n*n) // symmetrised squared distances
+	for i := 0; i < n; i++ {
+		if v := d.At(i, i); v > tol {
+			return nil, dataset.Invalidf("cmds: diagonal entry (%d,%d) = %g is not zero", i+1, i+1, v)
+		}
+		for j := i + 1; j < n; j++ {
+			a, b := d.At(i, j), d.At(j, i)
+			if math.Abs(a-b) > tol {
+				return nil, dataset.Invalidf("cmds: distance matrix is not symmetric: (%d,%d) = %g but (%d,%d) = %g", i+1, j+1, a, j+1, i+1, b)
+			}
+			v := (a + b) / 2
+			sq[i*n+j], sq[j*n+i] = v*v, v*v
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return fromSquared(ctx, sq, n, dim, nil)
+}
+
+// fromSquared: double centring of −½D⁽²⁾ and the top eigenpairs.
+func fromSquared(ctx context.Context, sq []float64, n, dim int, prog lowdim.Progress) (*Model, error) {
+	if dim == 0 {
+		dim = 2
+	}
+	if dim < 1 || dim > n {
+		return nil, dataset.Invalidf("cmds: Dim %d out of range 1..%d (number of objects)", dim, n)
+	}
+	rowMean := make([]float64, n)
+	for i := 0; i < n; i++ {
+		rowMean[i] = floats.Sum(sq[i*n:(i+1)*n]) / float64(n)
+	}
+	grand := floats.Sum(rowMean) / float64(n)
+	b := mat.NewSymDense(n, nil)
+	raw := b.RawSymmetric()
+	for i := 0; i < n; i++ {
+		row := raw.Data[i*raw.Stride : i*raw.Stride+n]
+		for j := i; j < n; j++ {
+			row[j] = -0.5 * (sq[i*n+j] - rowMean[i] - rowMean[j] + grand)
+		}
+	}
+	prog.Report("cmds", 0, 1)
+	vals, vecs, err := linproj.TopEigenSym(ctx, b, dim)
+	if err != nil {
+		return nil, err
+	}
+	y := mat.NewDense(n, dim, nil)
+	for k := 0; k < dim; k++ {
+		col := mat.Col(nil, k, vecs)
+		best, arg := -1.0, 0
+		for i, v := range col {
+			if a := math.Abs(v); a > best {
+				best, arg = a, i
+			}
+		}
+		s := math.Sqrt(math.Max(vals[k], 0))
+		if col[arg] < 0 {
+			s = -s
+		}
+		floats.Scale(s, col)
+		y.SetCol(k, col)
+	}
+	zeroSmall(y, vals)
+	prog.Report("cmds", 1, 1)
+	return &Model{Y: y, Eigenvalues: vals}, nil
+}
+
+// zeroSmall zeroes the columns whose eigenvalue is not positive beyond rounding.
+func zeroSmall(y *mat.Dense, ev []float64) {
+	n, _ := y.Dims()
+	for k, l := range ev {
+		if l <= 1e-10*math.Max(ev[0], 0) || l <= 0 {
+			for i := 0; i < n; i++ {
+				y.Set(i, k, 0)
+			}
+		}
+	}
+}
+
+// euclidean returns the squared Euclidean distances between the rows of x (row-major n×n),
+// computed over runtime.NumCPU() workers. Non-finite features are refused.
+func euclidean(ctx context.Context, x *mat.Dense, prog lowdim.Progress) ([]float64, error) {
+	n, _ := x.Dims()
+	for i := 0; i < n; i++ {
+		for j, v := range x.RawRowView(i) {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, dataset.Invalidf("cmds: row %d column %d is %v", i+1, j+1, v)
+			}
+		}
+	}
+	sq := make([]float64, n*n)
+	rows := make(chan int)
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	done := 0
+	for w := 0; w < runtime.NumCPU(); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rows {
+				xi := x.RawRowView(i)
+				for j := i + 1; j < n; j++ {
+					s := 0.0
+					for k, v := range x.RawRowView(j) {
+						t := xi[k] - v
+						s += t * t
+					}
+					sq[i*n+j], sq[j*n+i] = s, s
+				}
+				mu.Lock()
+				done++
+				prog.Report("distances", done, n)
+				mu.Unlock()
+			}
+		}()
+	}
+	var err error
+	for i := 0; i < n; i++ {
+		if err = ctx.Err(); err != nil {
+			break
+		}
+		rows <- i
+	}
+	close(rows)
+	wg.Wait()
+	return sq, err
+}
