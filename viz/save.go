@@ -2,6 +2,8 @@ package viz
 
 import (
 	"fmt"
+	"image"
+	"image/png"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,7 +64,7 @@ func Save(f Drawer, w, h vg.Length, path string) (err error) {
 		if err := render(f, c, w, h); err != nil {
 			return err
 		}
-		out = vgimg.PngCanvas{Canvas: c.Canvas}
+		out = pngWriter{c.Image()}
 	case ".svg":
 		c := vgsvg.New(w, h)
 		if err := render(f, c, w, h); err != nil {
@@ -122,4 +124,26 @@ func writeAtomic(path string, out io.WriterTo) (err error) {
 		return fmt.Errorf("viz: %w", err)
 	}
 	return nil
+}
+
+// pngWriter encodes an image as PNG with fast compression: at our sizes default compression costs
+// three times as long (most of the time of a whole plot) for files about 10% smaller.
+type pngWriter struct{ img image.Image }
+
+func (p pngWriter) WriteTo(w io.Writer) (int64, error) {
+	cw := &countingWriter{w: w}
+	enc := png.Encoder{CompressionLevel: png.BestSpeed}
+	err := enc.Encode(cw, p.img)
+	return cw.n, err
+}
+
+type countingWriter struct {
+	w io.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
 }

@@ -72,8 +72,12 @@ func drawTitle(c draw.Canvas, title string) {
 	}
 }
 
-// fillBackground paints c white.
+// fillBackground paints c white. PNG canvases start out white; painting them again would cost a
+// full-image rasterisation.
 func fillBackground(c draw.Canvas) {
+	if _, ok := underlying(c.Canvas).(*rasterCanvas); ok {
+		return
+	}
 	c.SetColor(color.White)
 	c.Fill(c.Rectangle.Path())
 }

@@ -7,7 +7,11 @@
 //
 // It stays silent when its writer is not a terminal, does not appear for stages that finish within
 // about a second, redraws at most about ten times a second and clears its line when it is done, so
-// that nothing of it remains in logs or on the screen.
+// that nothing of it remains in logs or on the screen. Typical use in a command:
+//
+//	bar := progress.New(os.Stderr, progress.IsTerminal(os.Stderr))
+//	defer bar.Done()
+//	method := nerv.Embedder{Progress: bar.Progress()} // any lowdim.Progress field
 package progress
 
 import (
