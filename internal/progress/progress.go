@@ -11,7 +11,7 @@
 //
 //	bar := progress.New(os.Stderr, progress.IsTerminal(os.Stderr))
 //	defer bar.Done()
-//	method := nerv.Embedder{Progress: bar.Progress()} // any lowdim.Progress field
+//	var report lowdim.Progress = bar.Progress() // hand it to a method's Progress setting
 package progress
 
 import (
