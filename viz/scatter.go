@@ -63,7 +63,8 @@ type Scatter struct {
 }
 
 // ScatterPlot is a finished scatter figure: a data panel, and a legend or a colour bar to its right.
-// Draw refits the panel's axis ranges so that one unit measures the same length on both axes.
+// Draw refits the panel's axis ranges so that one unit measures the same length on both axes; so
+// a ScatterPlot must not be drawn (or saved) by two goroutines at once — build one per goroutine.
 type ScatterPlot struct {
 	// Panel holds the axes, the points and the class markers. Its X and Y ranges are overwritten
 	// by every Draw (equal aspect ratio); other styling may be changed.
