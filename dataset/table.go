@@ -297,6 +297,9 @@ func sklearnLayout(head []bufferedLine, sep byte) ([]string, bool) {
 	}
 	names := make([]string, k)
 	for i := range names {
+		if isMissingToken(f[i+2]) {
+			return nil, false // class names are never empty
+		}
 		names[i] = string(f[i+2])
 	}
 	return names, true
