@@ -228,7 +228,7 @@ func BenchmarkFromDistances1000(b *testing.B) {
 }
 
 func BenchmarkFitDigits(b *testing.B) {
-	d := dataset.Digits() // 1797 ≤ DirectLimit: the n×n route
+	d := dataset.Digits() // 1797 > DirectLimit: the PCA route
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := (CMDS{}).Fit(context.Background(), d); err != nil {
