@@ -32,13 +32,34 @@ var formats = []string{".png", ".svg", ".pdf"}
 // carry one) or else 6 in × 6 in. The file is written atomically: to a temporary file in the same
 // directory, then renamed, so that on any error no file — not even a partial one — is left at path.
 // An unknown extension or a bad size is an error wrapping dataset.ErrInvalid.
-func Save(f Drawer, w, h vg.Length, path string) (err error) {
-	if f == nil {
-		return dataset.Invalidf("viz: nothing to save")
+func Save(f Drawer, w, h vg.Length, path string) error {
+	out, err := encode(f, w, h, filepath.Ext(path), path)
+	if err != nil {
+		return err
 	}
-	ext := strings.ToLower(filepath.Ext(path))
+	return writeAtomic(path, out)
+}
+
+// Write draws the figure f and writes it to dst in the format named by ext (".png", ".svg" or
+// ".pdf", any letter case), with the sizes of Save. Nothing is written to dst unless the figure
+// was drawn without error.
+func Write(dst io.Writer, f Drawer, w, h vg.Length, ext string) error {
+	out, err := encode(f, w, h, ext, "figure"+ext)
+	if err != nil {
+		return err
+	}
+	_, err = out.WriteTo(dst)
+	return err
+}
+
+// encode draws f in the format ext; name is used in messages.
+func encode(f Drawer, w, h vg.Length, ext, name string) (io.WriterTo, error) {
+	if f == nil {
+		return nil, dataset.Invalidf("viz: nothing to save")
+	}
+	ext = strings.ToLower(ext)
 	if w < 0 || h < 0 {
-		return dataset.Invalidf("viz: negative figure size %v × %v", w, h)
+		return nil, dataset.Invalidf("viz: negative figure size %v × %v", w, h)
 	}
 	if w == 0 || h == 0 {
 		dw, dh := DefaultWidth, DefaultHeight
@@ -55,32 +76,29 @@ func Save(f Drawer, w, h vg.Length, path string) (err error) {
 		}
 	}
 	if w > maxSide || h > maxSide {
-		return dataset.Invalidf("viz: figure size %v × %v: a side exceeds %v", w, h, maxSide)
+		return nil, dataset.Invalidf("viz: figure size %v × %v: a side exceeds %v", w, h, maxSide)
 	}
-	var out io.WriterTo
 	switch ext {
 	case ".png":
 		c := &rasterCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(w, h), vgimg.UseDPI(PNGDPI))}
 		if err := render(f, c, w, h); err != nil {
-			return err
+			return nil, err
 		}
-		out = pngWriter{c.Image()}
+		return pngWriter{c.Image()}, nil
 	case ".svg":
 		c := vgsvg.New(w, h)
 		if err := render(f, c, w, h); err != nil {
-			return err
+			return nil, err
 		}
-		out = c
+		return c, nil
 	case ".pdf":
 		c := vgpdf.New(w, h)
 		if err := render(f, c, w, h); err != nil {
-			return err
+			return nil, err
 		}
-		out = c
-	default:
-		return dataset.Invalidf("viz: cannot save %q: unknown extension %q (want one of %s)", path, ext, strings.Join(formats, ", "))
+		return c, nil
 	}
-	return writeAtomic(path, out)
+	return nil, dataset.Invalidf("viz: cannot save %q: unknown extension %q (want one of %s)", name, ext, strings.Join(formats, ", "))
 }
 
 // render draws f on c, turning a panic inside gonum/plot (which panics on some impossible
