@@ -87,7 +87,7 @@ func (t *kdTree) boxDist2(nd *kdNode, q []float64) float64 {
 	return s
 }
 
-func (t *kdTree) search(id int32, i int32, q []float64, h *topK) {
+func (t *kdTree) search(id int32, i int32, q []float64, h *TopK) {
 	nd := &t.nodes[id]
 	if len(h.idx) == h.k && t.boxDist2(nd, q) > h.d[0] {
 		return
@@ -103,7 +103,7 @@ func (t *kdTree) search(id int32, i int32, q []float64, h *topK) {
 				u := o[c] - q[c]
 				s += u * u
 			}
-			h.push(s, p)
+			h.Push(s, p)
 		}
 		return
 	}
@@ -131,7 +131,7 @@ func treeKNN(ctx context.Context, x *mat.Dense, g *Graph, opt Options) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var h topK
+			var h TopK
 			for {
 				c := int(next.Add(1) - 1)
 				lo := c * chunk
@@ -140,10 +140,10 @@ func treeKNN(ctx context.Context, x *mat.Dense, g *Graph, opt Options) error {
 				}
 				hi := min(lo+chunk, n)
 				for i := lo; i < hi; i++ {
-					h.reset(g.K)
+					h.Reset(g.K)
 					t.search(0, int32(i), t.pts[3*i:3*i+3], &h)
 					idx, d := g.Row(i)
-					h.sorted(idx, d)
+					h.Sorted(idx, d)
 				}
 				opt.Progress.Report("knn", int(done.Add(int64(hi-lo))), n)
 			}

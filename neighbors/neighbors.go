@@ -246,16 +246,19 @@ func less(da float64, ia int32, db float64, ib int32) bool {
 	return da < db || (da == db && ia < ib)
 }
 
-// topK keeps the k smallest (distance, index) pairs seen so far in a max-heap.
-type topK struct {
+// TopK keeps the k smallest (distance, index) pairs pushed since the last Reset, in a max-heap
+// ordered by (distance, index). The zero value is ready after Reset.
+type TopK struct {
 	idx []int32
 	d   []float64
 	k   int
 }
 
-func (h *topK) reset(k int) { h.idx, h.d, h.k = h.idx[:0], h.d[:0], k }
+// Reset empties h and sets its capacity to k.
+func (h *TopK) Reset(k int) { h.idx, h.d, h.k = h.idx[:0], h.d[:0], k }
 
-func (h *topK) push(d float64, j int32) {
+// Push offers the pair (d, j).
+func (h *TopK) Push(d float64, j int32) {
 	if len(h.idx) < h.k {
 		h.idx = append(h.idx, j)
 		h.d = append(h.d, d)
@@ -293,20 +296,23 @@ func (h *topK) push(d float64, j int32) {
 	}
 }
 
-func (h *topK) swap(a, b int) {
+// Len returns the number of kept pairs.
+func (h *TopK) Len() int { return len(h.idx) }
+
+func (h *TopK) swap(a, b int) {
 	h.idx[a], h.idx[b] = h.idx[b], h.idx[a]
 	h.d[a], h.d[b] = h.d[b], h.d[a]
 }
 
-// sorted writes the kept pairs in increasing order into idx and d (heap order is destroyed).
-func (h *topK) sorted(idx []int32, d []float64) {
-	sortPairs(h.d, h.idx)
+// Sorted writes the kept pairs in increasing order into idx and d (heap order is destroyed).
+func (h *TopK) Sorted(idx []int32, d []float64) {
+	SortPairs(h.d, h.idx)
 	copy(idx, h.idx)
 	copy(d, h.d)
 }
 
-// sortPairs sorts d (and idx alongside) by (d, idx); insertion sort for short slices.
-func sortPairs(d []float64, idx []int32) {
+// SortPairs sorts d (and idx alongside) by (d, idx).
+func SortPairs(d []float64, idx []int32) {
 	if len(d) <= 32 {
 		for a := 1; a < len(d); a++ {
 			for b := a; b > 0 && less(d[b], idx[b], d[b-1], idx[b-1]); b-- {
@@ -347,7 +353,7 @@ func KNN(ctx context.Context, x *mat.Dense, k int, opt Options) (*Graph, error) 
 		return g, treeKNN(ctx, x, g, opt)
 	}
 	nw := opt.workers()
-	heaps := make([]topK, nw)
+	heaps := make([]TopK, nw)
 	cand := make([][]int32, nw)
 	candD := make([][]float64, nw)
 	var xc *mat.Dense
@@ -362,15 +368,15 @@ func KNN(ctx context.Context, x *mat.Dense, k int, opt Options) (*Graph, error) 
 	eps := 2 * float64(2*d+4) * 0x1p-52
 	err = rows(ctx, x, xc, sq, opt, "knn", func(w, i int, row []float64) error {
 		h := &heaps[w]
-		h.reset(k)
+		h.Reset(k)
 		for j, v := range row {
 			if j != i {
-				h.push(v, int32(j))
+				h.Push(v, int32(j))
 			}
 		}
 		idx, dd := g.Row(i)
 		if xc == nil { // direct distances are exact already
-			h.sorted(idx, dd)
+			h.Sorted(idx, dd)
 			return nil
 		}
 		// Every j whose rounded distance lies within the error bound of the k-th kept one may
@@ -385,7 +391,7 @@ func KNN(ctx context.Context, x *mat.Dense, k int, opt Options) (*Graph, error) 
 				cd = append(cd, dist2(xi, x.RawRowView(j)))
 			}
 		}
-		sortPairs(cd, c)
+		SortPairs(cd, c)
 		copy(idx, c[:k])
 		copy(dd, cd[:k])
 		cand[w], candD[w] = c, cd
