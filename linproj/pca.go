@@ -211,23 +211,49 @@ func workerCount(n int) int {
 // fitCov: scatter matrix over row blocks, then EigenSym.
 func (m *PCAModel) fitCov(ctx context.Context, x *mat.Dense, dim int, prog lowdim.Progress) error {
 	n, h := x.Dims()
-	workers := workerCount(n)
-	acc := make([]blas64.Symmetric, workers)
-	bufs := make([][]float64, workers)
-	for w := range acc {
-		acc[w] = blas64.Symmetric{N: h, Stride: h, Data: make([]float64, h*h), Uplo: blas.Upper}
-		bufs[w] = make([]float64, blockRows*h)
+	// The scatter matrix is summed in a fixed number of streams, stream s taking blocks
+	// s, s+S, … in order, and the streams are added in order: the result is bit-identical
+	// whatever the number of CPUs or the scheduling. S is capped so that the accumulators
+	// take at most ~64 MB.
+	nb := (n + blockRows - 1) / blockRows
+	streams := max(1, min(8, nb, (64<<20)/(8*h*h)))
+	acc := make([]blas64.Symmetric, streams)
+	for s := range acc {
+		acc[s] = blas64.Symmetric{N: h, Stride: h, Data: make([]float64, h*h), Uplo: blas.Upper}
 	}
-	err := forBlocks(ctx, n, prog, "pca", func(w, lo, hi int) error {
-		b := blas64.General{Rows: hi - lo, Cols: h, Stride: h, Data: bufs[w][:(hi-lo)*h]}
-		if err := centre(b, x, lo, m.Mean); err != nil {
+	var next, done atomic.Int64
+	errs := make([]error, streams)
+	var wg sync.WaitGroup
+	for w := 0; w < min(runtime.NumCPU(), streams); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]float64, blockRows*h)
+			for {
+				s := int(next.Add(1) - 1)
+				if s >= streams {
+					return
+				}
+				for b := s; b < nb; b += streams {
+					if errs[s] = ctx.Err(); errs[s] != nil {
+						return
+					}
+					lo, hi := b*blockRows, min((b+1)*blockRows, n)
+					blk := blas64.General{Rows: hi - lo, Cols: h, Stride: h, Data: buf[:(hi-lo)*h]}
+					if errs[s] = centre(blk, x, lo, m.Mean); errs[s] != nil {
+						return
+					}
+					blas64.Syrk(blas.Trans, 1, blk, 1, acc[s])
+					prog.Report("pca", int(done.Add(1)), nb)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
 			return err
 		}
-		blas64.Syrk(blas.Trans, 1, b, 1, acc[w])
-		return nil
-	})
-	if err != nil {
-		return err
 	}
 	cov := mat.NewSymDense(h, nil)
 	scale := 1 / float64(n-1)

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"gonum.org/v1/gonum/floats"
@@ -365,4 +366,36 @@ func FuzzDecodePCA(f *testing.F) {
 			t.Fatal("re-encoding differs")
 		}
 	})
+}
+
+func TestPCADeterministicAndProgress(t *testing.T) {
+	x := randomData(5000, 20, 4) // 10 blocks of 512 rows: several summation streams
+	var mu sync.Mutex
+	var calls int
+	var last [2]int
+	p := PCA{Progress: func(stage string, done, total int) {
+		mu.Lock()
+		defer mu.Unlock()
+		if stage != "pca" || done > total {
+			t.Errorf("progress (%q, %d, %d)", stage, done, total)
+		}
+		calls++
+		last = [2]int{done, total}
+	}}
+	a, err := p.Fit(context.Background(), &dataset.Set{X: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if calls < 2 || last[0] != last[1] {
+		t.Errorf("progress: %d calls, last %v (want several, ending done = total)", calls, last)
+	}
+	for i := 0; i < 3; i++ {
+		b, err := PCA{}.Fit(context.Background(), &dataset.Set{X: x})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(a.Embedding(), b.Embedding()) || !mat.Equal(a.(*PCAModel).Components, b.(*PCAModel).Components) {
+			t.Fatal("two fits of the same data differ")
+		}
+	}
 }
