@@ -212,6 +212,8 @@ func accumulateTC(sum []float64, r []int) {
 // ranker computes the ranks of a few targets in a distance row.
 type ranker struct {
 	order []int
+	tv    []float64 // sorted target distances
+	ti    []int32   // and indices
 	hist  []int
 }
 
@@ -228,23 +230,34 @@ func (r *ranker) ranks(row []float64, i int, t []int32, rank []int) {
 		ja, jb := t[r.order[a]], t[r.order[b]]
 		return row[ja] < row[jb] || (row[ja] == row[jb] && ja < jb)
 	})
+	r.tv, r.ti = r.tv[:0], r.ti[:0]
+	for _, m := range r.order {
+		r.tv = append(r.tv, row[t[m]])
+		r.ti = append(r.ti, t[m])
+	}
 	if cap(r.hist) < nt+1 {
 		r.hist = make([]int, nt+1)
 	}
 	hist := r.hist[:nt+1]
 	clear(hist)
-	last := t[r.order[nt-1]]
-	maxV := row[last]
+	tv, ti := r.tv, r.ti
+	last := ti[nt-1]
+	maxV := tv[nt-1]
 	for l, v := range row {
-		if v > maxV || l == i || (v == maxV && int32(l) >= last) {
+		if v > maxV || (v == maxV && int32(l) >= last) || l == i {
 			continue
 		}
-		// p = number of targets ≤ (v, l)
-		p := sort.Search(nt, func(m int) bool {
-			j := t[r.order[m]]
-			return row[j] > v || (row[j] == v && j > int32(l))
-		})
-		hist[p]++
+		// p = number of targets ≤ (v, l): binary search for the first target > (v, l)
+		lo, hi := 0, nt
+		for lo < hi {
+			h := int(uint(lo+hi) >> 1)
+			if tv[h] > v || (tv[h] == v && ti[h] > int32(l)) {
+				hi = h
+			} else {
+				lo = h + 1
+			}
+		}
+		hist[lo]++
 	}
 	c := 0
 	for m := 0; m < nt; m++ {
