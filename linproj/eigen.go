@@ -22,9 +22,9 @@ import (
 // dstein), and only those k vectors are transformed back (O(n²k)). A full decomposition
 // with vectors (dsteqr accumulating all of Q) costs several times more: measured 4.3 s
 // against 0.3 s (median, BenchmarkTopEigenSym784, k = 2) for n = 784 on the project
-// machine. When a check fails (inverse
-// iteration does not reach a residual of a few ulps of ‖a‖) it falls back to
-// mat.EigenSym, so the result is always as accurate as the full decomposition.
+// machine. When a check fails (inverse iteration does not reach a residual of a few ulps
+// of ‖a‖) it falls back to mat.EigenSym, so the result is as accurate as the full
+// decomposition.
 //
 // Bad arguments (k out of 1..n, non-finite entries) are errors wrapping dataset.ErrInvalid.
 func TopEigenSym(ctx context.Context, a mat.Symmetric, k int) (vals []float64, vecs *mat.Dense, err error) {
