@@ -1,0 +1,162 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"lowdim"
+	"lowdim/baseline/cmds"
+	"lowdim/dataset"
+	"lowdim/linproj"
+	"lowdim/modelio"
+	"lowdim/quality"
+)
+
+// methods lists the embedding methods by name; each builds an Embedder from the common settings.
+var methods = map[string]func(s methodSettings) lowdim.Embedder{
+	"pca":  func(s methodSettings) lowdim.Embedder { return linproj.PCA{Dim: s.dim, Progress: s.progress} },
+	"cmds": func(s methodSettings) lowdim.Embedder { return cmds.CMDS{Dim: s.dim, Progress: s.progress} },
+}
+
+type methodSettings struct {
+	dim      int
+	seed     uint64
+	progress lowdim.Progress
+}
+
+func methodNames() []string {
+	names := make([]string, 0, len(methods))
+	for n := range methods {
+		names = append(names, n)
+	}
+	return sortedStrings(names)
+}
+
+func runEmbed(ctx context.Context, e *env, args []string) error {
+	fs := newFlagSet("embed", "[INPUT]",
+		"Embeds INPUT (a data file; - for standard input; default @digits: the built-in 1797 8×8 digits) and writes\n"+
+			"the coordinates as CSV with header x,y (x,y,z for -dim 3), plus a label column when the input has labels.", e)
+	var (
+		in        inputFlags
+		method    = fs.String("method", "pca", "embedding `method`: "+strings.Join(methodNames(), ", "))
+		dim       = fs.Int("dim", 2, "output dimension: 2 or 3")
+		seed      = fs.Uint64("seed", 1, "random seed (the same seed gives the same output bytes; pca and cmds are deterministic)")
+		out       = fs.String("o", "", "write the embedding CSV to `file` (default: standard output)")
+		modelPath = fs.String("model", "", "save the fitted model to `file` (parametric methods only: pca)")
+		plotPath  = fs.String("plot", "", "draw the embedding to `file` (.png, .svg or .pdf)")
+		withQual  = fs.Bool("quality", false, "measure the embedding and print the quality table (to standard output with -o, else to standard error)")
+		neighbors = fs.Int("neighbors", 20, "neighbourhood size for -quality")
+	)
+	in.register(fs)
+	if err := parseFlags(fs, args, e); err != nil {
+		return err
+	}
+	inputPath, err := oneInput(fs.Args())
+	if err != nil {
+		return err
+	}
+	build, ok := methods[*method]
+	if !ok {
+		return usagef("-method: expected one of %s, found %q", strings.Join(methodNames(), ", "), *method)
+	}
+	if *dim != 2 && *dim != 3 {
+		return usagef("-dim: expected 2 or 3, found %d", *dim)
+	}
+	if *neighbors < 1 {
+		return usagef("-neighbors: expected a positive number, found %d", *neighbors)
+	}
+	if err := checkExt("plot", *plotPath, ".png", ".svg", ".pdf"); err != nil {
+		return err
+	}
+	d, err := in.load(e, inputPath)
+	if err != nil {
+		return err
+	}
+	report, done := newProgress(e)
+	defer done()
+	model, err := build(methodSettings{dim: *dim, seed: *seed, progress: report}).Fit(ctx, d)
+	if err != nil {
+		return err
+	}
+	var saver modelio.Model
+	if *modelPath != "" {
+		if saver, ok = model.(modelio.Model); !ok {
+			return usagef("-model: method %s is not parametric and cannot be saved or transform new rows (use -method pca)", *method)
+		}
+	}
+	y := model.Embedding()
+
+	var qr *quality.Report
+	if *withQual {
+		qr, err = quality.Evaluate(ctx, d.X, y, d.Labels, quality.Options{Neighbors: *neighbors, Progress: report})
+		if err != nil {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	outs := &outputs{stdout: e.stdout}
+	defer outs.discard()
+	dst := *out
+	if dst == "" {
+		dst = "-"
+	}
+	if err := outs.create(dst, func(w io.Writer) error { return dataset.WriteEmbeddingCSV(w, y, d) }); err != nil {
+		return err
+	}
+	if saver != nil {
+		if err := outs.create(*modelPath, func(w io.Writer) error { return modelio.Encode(w, saver) }); err != nil {
+			return err
+		}
+	}
+	if *plotPath != "" {
+		title := fmt.Sprintf("%s of %s (n = %d)", strings.ToUpper(*method), displayName(d, inputPath), d.Len())
+		if err := outs.create(*plotPath, func(w io.Writer) error { return drawScatter(w, *plotPath, title, y, d) }); err != nil {
+			return err
+		}
+	}
+	done()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := outs.commit(); err != nil {
+		return err
+	}
+	if qr != nil {
+		w := e.stdout
+		if dst == "-" {
+			w = e.stderr
+		}
+		printQualityTable(w, qr, 5) // quality.Options.KNN 0 means 5
+	}
+	return nil
+}
+
+// displayName is the data set's name for titles.
+func displayName(d *dataset.Set, path string) string {
+	if d.Name != "" {
+		return d.Name
+	}
+	if path == "" {
+		return "digits"
+	}
+	return filepath.Base(path)
+}
+
+// checkExt checks that a file flag ends with one of the known extensions.
+func checkExt(flagName, path string, exts ...string) error {
+	if path == "" {
+		return nil
+	}
+	ext := strings.ToLower(filepath.Ext(path))
+	for _, x := range exts {
+		if ext == x {
+			return nil
+		}
+	}
+	return usagef("-%s %s: expected a file name ending in %s", flagName, path, strings.Join(exts, ", "))
+}

@@ -1,0 +1,91 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"strings"
+
+	"lowdim"
+	"lowdim/dataset"
+	"lowdim/internal/progress"
+)
+
+// inputFlags are the flags that say how to read a data set.
+type inputFlags struct {
+	label, format, header, missing, drop string
+	noLabel                              bool
+}
+
+func (f *inputFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&f.label, "label", "", "label `column`: a header name, a 1-based column number, first or last (default: a column named label or class; ARFF: the last nominal attribute; SOM_PAK: a trailing token)")
+	fs.BoolVar(&f.noLabel, "no-label", false, "ignore labels in the input")
+	fs.StringVar(&f.format, "format", "", "input `format`: csv, tsv, ws, arff, idx, sompak, mtx, labeltext, pgmdir (default: detected from the name and content)")
+	fs.StringVar(&f.header, "header", "auto", "CSV/TSV header row: auto, yes or no")
+	fs.StringVar(&f.missing, "missing", "error", "missing or non-finite values (?, NaN, Inf, empty): error, drop (the row) or mean (impute the column mean)")
+	fs.StringVar(&f.drop, "drop", "", "comma-separated `columns` to ignore (names or 1-based numbers), e.g. an id column")
+}
+
+func (f *inputFlags) options(e *env) (dataset.Options, error) {
+	if err := oneOf("header", f.header, "auto", "yes", "no"); err != nil {
+		return dataset.Options{}, err
+	}
+	if err := oneOf("missing", f.missing, "error", "drop", "mean"); err != nil {
+		return dataset.Options{}, err
+	}
+	opt := dataset.Options{
+		Format:  f.format,
+		Label:   f.label,
+		NoLabel: f.noLabel,
+		Header:  f.header,
+		Missing: f.missing,
+		Warn:    func(msg string) { fmt.Fprintln(e.stderr, "lowdim: warning:", msg) },
+	}
+	if f.drop != "" {
+		opt.Drop = strings.Split(f.drop, ",")
+	}
+	return opt, nil
+}
+
+// builtinDigits names the built-in data set wherever an INPUT is accepted.
+const builtinDigits = "@digits"
+
+// load reads the data set at path: "" or "@digits" is the built-in digits, "-" standard input.
+func (f *inputFlags) load(e *env, path string) (*dataset.Set, error) {
+	opt, err := f.options(e)
+	if err != nil {
+		return nil, err
+	}
+	switch path {
+	case "", builtinDigits:
+		d := dataset.Digits()
+		if f.noLabel {
+			d.Labels, d.ClassNames, d.Target = nil, nil, nil
+		}
+		return d, nil
+	case "-":
+		return dataset.Read(e.stdin, "stdin", opt)
+	}
+	return dataset.Load(path, opt)
+}
+
+// oneInput returns the single optional positional argument.
+func oneInput(args []string) (string, error) {
+	switch len(args) {
+	case 0:
+		return "", nil
+	case 1:
+		if args[0] == "" {
+			return "", usagef("empty input file name")
+		}
+		return args[0], nil
+	}
+	return "", usagef("expected at most one INPUT, found %d arguments: %s", len(args), strings.Join(args, " "))
+}
+
+// newProgress returns a progress bar on stderr when it is a terminal, and a silent one otherwise.
+func newProgress(e *env) (lowdim.Progress, func()) {
+	f, ok := e.stderr.(*os.File)
+	bar := progress.New(e.stderr, ok && progress.IsTerminal(f))
+	return bar.Report, bar.Done
+}

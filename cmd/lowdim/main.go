@@ -1,0 +1,19 @@
+// Command lowdim embeds high-dimensional data in two or three dimensions, measures how
+// faithful an embedding is, and draws it.
+//
+// Exit status: 0 success, 1 failure (including interruption), 2 bad usage or bad input.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(exitStatus(err, os.Stderr))
+}
