@@ -36,7 +36,9 @@ func (o *outputs) create(path string, fn func(w io.Writer) error) error {
 		werr = bw.Flush()
 	}
 	if werr == nil && path != "-" {
-		werr = f.Sync()
+		if werr = f.Chmod(0o644); werr == nil { // CreateTemp makes 0600; outputs are ordinary files
+			werr = f.Sync()
+		}
 	}
 	if cerr := f.Close(); werr == nil && cerr != nil {
 		werr = fmt.Errorf("cannot write %s: %w", path, cerr)
