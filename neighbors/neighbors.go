@@ -216,8 +216,14 @@ func dist2(a, b []float64) float64 {
 }
 
 // centred returns x with its column means subtracted and the squared row norms.
+//
+// Integer-valued data (pixels, counts) whose squared norms stay below 2⁵⁰ is not centred: there the
+// identity is exact in floating point, so distance ties stay exact ties.
 func centred(x *mat.Dense) (*mat.Dense, []float64) {
 	n, d := x.Dims()
+	if sq, ok := integerNorms(x); ok {
+		return x, sq
+	}
 	mean := make([]float64, d)
 	for i := 0; i < n; i++ {
 		for k, v := range x.RawRowView(i) {
@@ -405,3 +411,24 @@ func KNN(ctx context.Context, x *mat.Dense, k int, opt Options) (*Graph, error) 
 
 // String describes the graph.
 func (g *Graph) String() string { return fmt.Sprintf("neighbors.Graph{N: %d, K: %d}", g.N, g.K) }
+
+// integerNorms returns the squared row norms of x when every entry is an integer and every norm
+// is below 2⁵⁰ (so that all dot products and sums are exact).
+func integerNorms(x *mat.Dense) ([]float64, bool) {
+	n, _ := x.Dims()
+	sq := make([]float64, n)
+	for i := 0; i < n; i++ {
+		var s float64
+		for _, v := range x.RawRowView(i) {
+			if v != math.Trunc(v) || math.Abs(v) > 1<<24 {
+				return nil, false
+			}
+			s += v * v
+		}
+		if s >= 1<<50 {
+			return nil, false
+		}
+		sq[i] = s
+	}
+	return sq, true
+}
