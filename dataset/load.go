@@ -4,8 +4,10 @@ import (
 	"bufio"
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -82,6 +84,9 @@ func Load(path string, opt Options) (*Set, error) {
 	}
 	fi, err := os.Stat(path)
 	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, Invalidf("%s: no such file", path)
+		}
 		return nil, err
 	}
 	if fi.IsDir() {

@@ -428,3 +428,14 @@ func TestPlotWithCurves(t *testing.T) {
 		}
 	}
 }
+
+func TestMissingInputFileIsBadInput(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, status := runCLI(t, "", "embed", "-o", filepath.Join(dir, "e.csv"), filepath.Join(dir, "nonexistent.csv"))
+	if status != 2 || !strings.Contains(stderr, "nonexistent.csv: no such file") {
+		t.Errorf("status %d, stderr %q; want 2 and the file named", status, stderr)
+	}
+	if got := listDir(t, dir); len(got) != 0 {
+		t.Errorf("files left: %v", got)
+	}
+}
