@@ -151,13 +151,15 @@ func exitStatus(err error, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		return 2
 	}
+	if errors.Is(err, context.Canceled) {
+		fmt.Fprintln(stderr, "lowdim: interrupted; no output was written")
+		return 1
+	}
 	fmt.Fprintln(stderr, "lowdim:", err)
 	var ue *usageError
 	switch {
 	case errors.As(err, &ue), errors.Is(err, dataset.ErrInvalid):
 		return 2
-	case errors.Is(err, context.Canceled):
-		return 1
 	}
 	return 1
 }
