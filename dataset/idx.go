@@ -188,26 +188,18 @@ func idxLabelsFor(images string) string {
 // LoadIDX reads an IDX images file and, unless labels is "", its IDX labels file (MNIST layout).
 // Either may be gzip-compressed.
 func LoadIDX(images, labels string) (*Set, error) {
-	f, err := os.Open(images)
+	r, f, err := openFile(images)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := decompress(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", images, err)
-	}
 	if labels == "" {
 		return readIDXSet(r, images, "", nil, Options{})
 	}
-	lf, err := os.Open(labels)
+	lr, lf, err := openFile(labels)
 	if err != nil {
 		return nil, err
 	}
 	defer lf.Close()
-	lr, err := decompress(lf)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", labels, err)
-	}
 	return readIDXSet(r, images, labels, lr, Options{})
 }

@@ -95,15 +95,11 @@ func Load(path string, opt Options) (*Set, error) {
 		}
 		return loadPGMDir(path, opt)
 	}
-	f, err := os.Open(path)
+	r, f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := decompress(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	format, err := detect(r, path, opt.Format)
 	if err != nil {
 		return nil, err
@@ -117,15 +113,11 @@ func Load(path string, opt Options) (*Set, error) {
 		if labels == "" {
 			return readIDXSet(r, path, "", nil, opt)
 		}
-		lf, err := os.Open(labels)
+		lr, lf, err := openFile(labels)
 		if err != nil {
 			return nil, err
 		}
 		defer lf.Close()
-		lr, err := decompress(lf)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", labels, err)
-		}
 		return readIDXSet(r, path, labels, lr, opt)
 	case "mtx":
 		return readMTX(r, path, sideFiles(path), opt)
@@ -179,6 +171,24 @@ func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error)
 const bufSize = 1 << 16
 
 // decompress returns a buffered reader over r, gunzipping it when it starts with the gzip magic.
+// openFile opens path for reading, gunzipping it when it starts with gzip's magic bytes. The
+// caller closes the returned file.
+func openFile(path string) (*bufio.Reader, *os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, Invalidf("%s: no such file", path)
+		}
+		return nil, nil, err
+	}
+	r, err := decompress(f)
+	if err != nil {
+		f.Close()
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, f, nil
+}
+
 func decompress(r io.Reader) (*bufio.Reader, error) {
 	br := bufio.NewReaderSize(r, bufSize)
 	magic, _ := br.Peek(2)

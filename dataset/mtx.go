@@ -234,15 +234,11 @@ func readMTX(r *bufio.Reader, name string, side *sides, opt Options) (*Set, erro
 
 // readLines returns the non-empty lines of a (possibly gzip'd) text file.
 func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
+	r, f, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	r, err := decompress(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
 	lr := &lineReader{r: r, name: path}
 	var out []string
 	for {
