@@ -44,6 +44,24 @@ func (lr *lineReader) next() ([]byte, error) {
 	return b, nil
 }
 
+// nextFields reads the next line that is not blank and splits it into fields; io.EOF at the end.
+func (lr *lineReader) nextFields(sp *splitter) ([][]byte, error) {
+	for {
+		line, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if len(trimSpace(line)) == 0 {
+			continue
+		}
+		fields, bad := sp.split(line)
+		if bad > 0 {
+			return nil, lr.errorf(bad, "a closing quote", "end of line")
+		}
+		return fields, nil
+	}
+}
+
 func (lr *lineReader) errorf(col int, expected, found string) error {
 	return &ParseError{File: lr.name, Line: lr.line, Column: col, Expected: expected, Found: found}
 }
@@ -178,19 +196,12 @@ func readTable(r *bufio.Reader, name string, sep byte, opt Options) (*Set, error
 	// Buffer the first rows for sniffing.
 	var head []bufferedLine
 	for len(head) < sniffRows {
-		line, err := lr.next()
+		fields, err := lr.nextFields(sp)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
-		}
-		if len(trimSpace(line)) == 0 {
-			continue
-		}
-		fields, bad := sp.split(line)
-		if bad > 0 {
-			return nil, lr.errorf(bad, "a closing quote", "end of line")
 		}
 		cp := make([][]byte, len(fields))
 		for i, f := range fields {
@@ -237,19 +248,12 @@ func readTable(r *bufio.Reader, name string, sep byte, opt Options) (*Set, error
 		}
 	}
 	for {
-		line, err := lr.next()
+		fields, err := lr.nextFields(sp)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
-		}
-		if len(trimSpace(line)) == 0 {
-			continue
-		}
-		fields, bad := sp.split(line)
-		if bad > 0 {
-			return nil, lr.errorf(bad, "a closing quote", "end of line")
 		}
 		if err := t.row(lr, fields); err != nil {
 			return nil, err
