@@ -101,11 +101,8 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	}
 	outs := &outputs{stdout: e.stdout}
 	defer outs.discard()
-	dst := *out
-	if dst == "" {
-		dst = "-"
-	}
-	if err := outs.create(dst, func(w io.Writer) error { return dataset.WriteEmbeddingCSV(w, y, d) }); err != nil {
+	dst, err := outs.embeddingCSV(*out, y, d)
+	if err != nil {
 		return err
 	}
 	if saver != nil {

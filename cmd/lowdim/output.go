@@ -7,6 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
 )
 
 // outputs collects what a command writes so that nothing appears unless everything was written:
@@ -49,6 +53,15 @@ func (o *outputs) create(path string, fn func(w io.Writer) error) error {
 	}
 	o.pending = append(o.pending, pendingFile{tmp: f.Name(), dst: path})
 	return nil
+}
+
+// embeddingCSV stages the embedding y of d as CSV at path ("" means standard output) and returns
+// the destination it used ("-" for standard output).
+func (o *outputs) embeddingCSV(path string, y *mat.Dense, d *dataset.Set) (string, error) {
+	if path == "" {
+		path = "-"
+	}
+	return path, o.create(path, func(w io.Writer) error { return dataset.WriteEmbeddingCSV(w, y, d) })
 }
 
 // commit moves every pending file into place, then copies standard output.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"io"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -51,11 +50,7 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	}
 	outs := &outputs{stdout: e.stdout}
 	defer outs.discard()
-	dst := *out
-	if dst == "" {
-		dst = "-"
-	}
-	if err := outs.create(dst, func(w io.Writer) error { return dataset.WriteEmbeddingCSV(w, &y, d) }); err != nil {
+	if _, err := outs.embeddingCSV(*out, &y, d); err != nil {
 		return err
 	}
 	return outs.commit()
