@@ -1,0 +1,83 @@
+package blas
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestDgemmNT compares DgemmNT with a plain triple loop on random blocks, including strided ones.
+func TestDgemmNT(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 7}, {32, 100, 50}, {17, 9, 784}} {
+		m, n, k := sz[0], sz[1], sz[2]
+		lda, ldb, ldc := k+2, k+1, n+3
+		a := make([]float64, (m-1)*lda+k)
+		b := make([]float64, (n-1)*ldb+k)
+		c := make([]float64, (m-1)*ldc+n)
+		for i := range a {
+			a[i] = rng.NormFloat64()
+		}
+		for i := range b {
+			b[i] = rng.NormFloat64()
+		}
+		for i := range c {
+			c[i] = rng.NormFloat64()
+		}
+		want := append([]float64(nil), c...)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				var s float64
+				for l := 0; l < k; l++ {
+					s += a[i*lda+l] * b[j*ldb+l]
+				}
+				want[i*ldc+j] = 2*s + 0.5*want[i*ldc+j]
+			}
+		}
+		DgemmNT(m, n, k, 2, a, lda, b, ldb, 0.5, c, ldc)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				g, w := c[i*ldc+j], want[i*ldc+j]
+				// 1e-12 relative: k ≤ 784 products of unit normals, far above double rounding.
+				if d := g - w; d > 1e-12*(1+abs(w)) || -d > 1e-12*(1+abs(w)) {
+					t.Fatalf("%s %v: C[%d,%d] = %v, want %v", Name, sz, i, j, g, w)
+				}
+			}
+			for j := n; j < ldc && i*ldc+j < len(c); j++ { // padding untouched
+				if c[i*ldc+j] != want[i*ldc+j] {
+					t.Fatalf("%s %v: padding C[%d,%d] changed", Name, sz, i, j)
+				}
+			}
+		}
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// BenchmarkDgemmNT times a 256×n block against n rows of 784 columns (MNIST's shape) and reports
+// GFLOP/s.
+func BenchmarkDgemmNT(b *testing.B) {
+	for _, n := range []int{4096} {
+		for _, m := range []int{32, 256} {
+			b.Run(fmt.Sprintf("%s/m=%d/n=%d", Name, m, n), func(b *testing.B) {
+				const k = 784
+				rng := rand.New(rand.NewPCG(1, 2))
+				x := make([]float64, n*k)
+				for i := range x {
+					x[i] = float64(rng.IntN(256))
+				}
+				c := make([]float64, m*n)
+				b.ResetTimer()
+				for b.Loop() {
+					DgemmNT(m, n, k, 1, x, k, x, k, 0, c, n)
+				}
+				b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			})
+		}
+	}
+}

@@ -1,0 +1,91 @@
+//go:build openblas && cgo
+
+package blas
+
+/*
+#cgo LDFLAGS: -ldl
+#include <dlfcn.h>
+#include <stdlib.h>
+
+// CBLAS constants (cblas.h): row-major 101, no transpose 111, transpose 112.
+typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, int,
+                         const double *, int, double, double *, int);
+typedef void (*threads_fn)(int);
+typedef char *(*name_fn)(void);
+
+static dgemm_fn dgemm_p;
+static name_fn corename_p;
+
+// load opens OpenBLAS. Its DYNAMIC_ARCH build picks kernels from the CPU model number and falls
+// back to the slow generic "Prescott" kernels on models it does not know (common on virtual
+// machines); unless OPENBLAS_CORETYPE is set already, it is set from the CPU's features for the
+// moment of loading. Returns 0 on success.
+static int load(void) {
+	int set = 0;
+	if (getenv("OPENBLAS_CORETYPE") == NULL) {
+		__builtin_cpu_init();
+		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
+		    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) {
+			setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
+			set = 1;
+		} else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+			setenv("OPENBLAS_CORETYPE", "Haswell", 1);
+			set = 1;
+		}
+	}
+	void *h = dlopen("libopenblas.so.0", RTLD_NOW | RTLD_LOCAL);
+	if (h == NULL) h = dlopen("libopenblas.so", RTLD_NOW | RTLD_LOCAL);
+	if (set) unsetenv("OPENBLAS_CORETYPE");
+	if (h == NULL) return 1;
+	dgemm_p = (dgemm_fn)dlsym(h, "cblas_dgemm");
+	threads_fn th = (threads_fn)dlsym(h, "openblas_set_num_threads");
+	corename_p = (name_fn)dlsym(h, "openblas_get_corename");
+	if (dgemm_p == NULL) return 2;
+	if (th != NULL) th(1);
+	return 0;
+}
+
+static const char *corename(void) { return corename_p ? corename_p() : "unknown"; }
+
+static void dgemm_nt(int m, int n, int k, double alpha, const double *a, int lda,
+                     const double *b, int ldb, double beta, double *c, int ldc) {
+	dgemm_p(101, 111, 112, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
+*/
+import "C"
+
+import (
+	"unsafe"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+)
+
+// Name names the implementation in use: "openblas (<core>)", or "gonum (libopenblas not
+// loadable)" when the shared library is missing.
+var Name string
+
+var loaded bool
+
+func init() {
+	if C.load() != 0 {
+		Name = "gonum (libopenblas not loadable)"
+		return
+	}
+	loaded = true
+	Name = "openblas (" + C.GoString(C.corename()) + ")"
+}
+
+func dgemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if !loaded {
+		blas64.Implementation().Dgemm(blas.NoTrans, blas.Trans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	// Bounds as gonum checks them, so a wrong call fails in Go rather than corrupting memory.
+	if lda < max(1, k) || ldb < max(1, k) || ldc < max(1, n) ||
+		len(a) < (m-1)*lda+k || len(b) < (n-1)*ldb+k || len(c) < (m-1)*ldc+n {
+		panic("blas: DgemmNT: slice too short for the stated dimensions")
+	}
+	C.dgemm_nt(C.int(m), C.int(n), C.int(k), C.double(alpha), (*C.double)(unsafe.Pointer(&a[0])), C.int(lda),
+		(*C.double)(unsafe.Pointer(&b[0])), C.int(ldb), C.double(beta), (*C.double)(unsafe.Pointer(&c[0])), C.int(ldc))
+}
