@@ -100,36 +100,6 @@ func TestRigidInvariance(t *testing.T) {
 	}
 }
 
-// Rows of P sum to 1 and hit the target entropy.
-func TestCalibrateEntropy(t *testing.T) {
-	rng := rand.New(rand.NewPCG(4, 4))
-	for _, k := range []float64{2, 5, 20, 50} {
-		a := make([]float64, 500)
-		for j := range a {
-			a[j] = rng.ExpFloat64()
-		}
-		a[0] = 0
-		beta := calibrate(a, k)
-		var z float64
-		p := make([]float64, len(a))
-		for j, v := range a {
-			p[j] = math.Exp(-beta * v)
-			z += p[j]
-		}
-		var sum, h float64
-		for j := range p {
-			p[j] /= z
-			sum += p[j]
-			if p[j] > 0 {
-				h -= p[j] * math.Log2(p[j])
-			}
-		}
-		if math.Abs(sum-1) > 1e-12 || math.Abs(h-math.Log2(k)) > 1e-9 {
-			t.Errorf("k=%g: row sum %g, entropy %g bits, want 1 and %g", k, sum, h, math.Log2(k))
-		}
-	}
-}
-
 // Brute-force trustworthiness on a tiny set straight from the definition.
 func TestTrustworthinessDefinition(t *testing.T) {
 	x := randMat(40, 3, 5)
