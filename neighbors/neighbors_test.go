@@ -136,3 +136,56 @@ func BenchmarkKNN2D_n10000(b *testing.B)  { benchKNN(b, 10000, 2, 20) }
 func BenchmarkKNN2D_n70000(b *testing.B)  { benchKNN(b, 70000, 2, 20) }
 func BenchmarkKNN784D_n2000(b *testing.B) { benchKNN(b, 2000, 784, 20) }
 func BenchmarkKNN50D_n10000(b *testing.B) { benchKNN(b, 10000, 50, 20) }
+
+// TestConstantColumns: integer data with constant columns (like MNIST's always-black border
+// pixels) and more rows than one block — the BLAS path must give exactly the direct distances, and
+// KNN exactly the naive neighbours.
+func TestConstantColumns(t *testing.T) {
+	const n, d = 700, 20
+	x := randData(n, d, true, 11)
+	for i := 0; i < n; i++ {
+		x.Set(i, 0, 0)
+		x.Set(i, 7, 255)
+		x.Set(i, d-1, 3)
+	}
+	if xs := dropConstant(x); xs.RawMatrix().Cols != d-3 {
+		t.Fatalf("dropConstant kept %d columns, want %d", xs.RawMatrix().Cols, d-3)
+	}
+	err := Rows(context.Background(), x, Options{}, func(_, i int, row []float64) error {
+		for j, v := range row {
+			if want := dist2(x.RawRowView(i), x.RawRowView(j)); v != want {
+				t.Errorf("(%d,%d): %g, want exactly %g", i, j, v, want)
+				return nil
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := KNN(context.Background(), x, 9, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < n; i += 37 {
+		wi, wd := naive(x, i, 9)
+		gi, gd := g.Row(i)
+		for m := range wi {
+			if gi[m] != wi[m] || gd[m] != wd[m] {
+				t.Fatalf("row %d neighbour %d: got (%d, %g), want (%d, %g)", i, m, gi[m], gd[m], wi[m], wd[m])
+			}
+		}
+	}
+	// An all-constant matrix keeps one column: every distance is 0.
+	c := mat.NewDense(40, 12, nil)
+	if err := Rows(context.Background(), c, Options{}, func(_, i int, row []float64) error {
+		for j, v := range row {
+			if v != 0 {
+				t.Errorf("constant data (%d,%d) = %g", i, j, v)
+			}
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
