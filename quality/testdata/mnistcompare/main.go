@@ -1,129 +1,161 @@
-// Command mnistcompare times quality.Trustworthiness (and optionally every measure) on the first N
-// MNIST training images with their 2-D PCA embedding, and writes the embedding as CSV so that
-// compare_sklearn.py can time scikit-learn on the same data. Run it through compare_sklearn.sh.
+// Command mnistcompare times lowdim's quality measures on the first N MNIST images (the 60,000
+// training images, then the 10,000 test images: N = 70000 is all of MNIST) with their 2-D PCA
+// embedding (linproj.PCA), and reports wall time and peak resident memory (VmHWM). It can write
+// the embedding as CSV so that compare_sklearn.py times scikit-learn on the same data (through
+// compare_sklearn.sh).
 //
-//	go run ./quality/testdata/mnistcompare -n 10000 -out /tmp/y.csv [-all]
+//	go run ./quality/testdata/mnistcompare -n 10000 -out /tmp/y.csv        # trustworthiness only
+//	go run ./quality/testdata/mnistcompare -n 70000 -all                   # every measure (Evaluate)
+//	go run -tags openblas ./quality/testdata/mnistcompare -n 70000 -all    # with OpenBLAS products
 package main
 
 import (
 	"bufio"
-	"compress/gzip"
 	"context"
-	"encoding/binary"
 	"flag"
 	"fmt"
-	"io"
 	"log"
 	"os"
-	"runtime"
+	"path/filepath"
+	"runtime/pprof"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
+	"lowdim/dataset"
+	"lowdim/internal/blas"
+	"lowdim/linproj"
 	"lowdim/quality"
 )
 
 func main() {
-	n := flag.Int("n", 10000, "number of MNIST training images")
-	k := flag.Int("k", 20, "neighbourhood size")
-	out := flag.String("out", "", "write the 2-D PCA embedding here (CSV)")
-	all := flag.Bool("all", false, "run quality.Evaluate (every measure) instead of trustworthiness only")
-	images := flag.String("images", "../shared/data/mnist/train-images-idx3-ubyte.gz", "MNIST image file")
-	flag.Parse()
-	x, err := readIDX(*images, *n)
-	if err != nil {
+	if err := run(); err != nil {
 		log.Fatal(err)
 	}
-	y := pca2(x)
-	if *out != "" {
-		f, err := os.Create(*out)
-		if err != nil {
-			log.Fatal(err)
-		}
-		w := bufio.NewWriter(f)
-		for i := 0; i < *n; i++ {
-			fmt.Fprintf(w, "%.17g,%.17g\n", y.At(i, 0), y.At(i, 1))
-		}
-		w.Flush()
-		f.Close()
-	}
-	ctx := context.Background()
+}
+
+func run() error {
+	n := flag.Int("n", 10000, "number of MNIST images (training first, then test; at most 70000)")
+	k := flag.Int("k", 20, "neighbourhood size")
+	out := flag.String("out", "", "write the 2-D PCA embedding here (CSV)")
+	all := flag.Bool("all", false, "run quality.Evaluate (every measure, k-NN error with the labels) instead of trustworthiness only")
+	dir := flag.String("data", filepath.Join("..", "shared", "data", "mnist"), "directory of the MNIST IDX files")
+	cpuprofile := flag.String("cpuprofile", "", "write a CPU profile of the measures here")
+	flag.Parse()
 	start := time.Now()
-	if *all {
-		r, err := quality.Evaluate(ctx, x, y, nil, quality.Options{Neighbors: *k})
-		if err != nil {
-			log.Fatal(err)
+	x, labels, err := load(*dir, *n)
+	if err != nil {
+		return err
+	}
+	loaded := time.Since(start)
+	ctx := context.Background()
+	m, err := linproj.PCA{Dim: 2}.Fit(ctx, &dataset.Set{X: x, Labels: labels})
+	if err != nil {
+		return err
+	}
+	y := m.Embedding()
+	if *out != "" {
+		if err := writeCSV(*out, y); err != nil {
+			return err
 		}
-		fmt.Printf("lowdim Evaluate n=%d: %.2fs T(%d)=%.12f C=%.12f smoothed P=%.6g R=%.6g rank P=%.6g R=%.6g\n", *n, time.Since(start).Seconds(),
-			*k, r.Trustworthiness[*k-1], r.Continuity[*k-1], r.SmoothedPrecisionLoss, r.SmoothedRecallLoss, r.RankPrecisionLoss, r.RankRecallLoss)
+	}
+	fmt.Printf("products: %s; load %.2fs, PCA %.2fs\n", blas.Name, loaded.Seconds(), (time.Since(start) - loaded).Seconds())
+	if *cpuprofile != "" {
+		f, err := os.Create(*cpuprofile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer func() { pprof.StopCPUProfile(); f.Close() }()
+	}
+	t0 := time.Now()
+	if *all {
+		r, err := quality.Evaluate(ctx, x, y, labels, quality.Options{Neighbors: *k})
+		if err != nil {
+			return err
+		}
+		knn := "n/a"
+		if r.KNNError != nil {
+			knn = fmt.Sprintf("%.6f", *r.KNNError)
+		}
+		fmt.Printf("lowdim Evaluate n=%d: %.2fs T(%d)=%.12f C=%.12f smoothed P=%.6g R=%.6g rank P=%.6g R=%.6g PR(1)=%.6f/%.6f 5NN error=%s\n",
+			*n, time.Since(t0).Seconds(), *k, r.Trustworthiness[*k-1], r.Continuity[*k-1], r.SmoothedPrecisionLoss, r.SmoothedRecallLoss,
+			r.RankPrecisionLoss, r.RankRecallLoss, r.MeanPrecision[0], r.MeanRecall[0], knn)
 	} else {
 		t, err := quality.Trustworthiness(ctx, x, y, quality.Options{Neighbors: *k})
 		if err != nil {
-			log.Fatal(err)
+			return err
 		}
-		fmt.Printf("lowdim trustworthiness n=%d k=%d: %.12f in %.2fs\n", *n, *k, t[*k-1], time.Since(start).Seconds())
+		fmt.Printf("lowdim trustworthiness n=%d k=%d: %.12f in %.2fs\n", *n, *k, t[*k-1], time.Since(t0).Seconds())
 	}
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	fmt.Printf("Go heap: %d MB obtained from the OS\n", ms.Sys>>20)
+	fmt.Printf("total wall %.2fs, peak RSS %s\n", time.Since(start).Seconds(), peakRSS())
+	return nil
 }
 
-// readIDX reads the first n images of an IDX3 file (gzip) as an n×784 matrix of pixel values 0..255.
-func readIDX(path string, n int) (*mat.Dense, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
+// load reads the first n images (pixel values 0..255) and their labels: training set first, then
+// the test set.
+func load(dir string, n int) (*mat.Dense, []int, error) {
+	var xs []*mat.Dense
+	var labels []int
+	have := 0
+	for _, part := range []string{"train", "t10k"} {
+		if have >= n {
+			break
+		}
+		s, err := dataset.LoadIDX(filepath.Join(dir, part+"-images-idx3-ubyte.gz"), filepath.Join(dir, part+"-labels-idx1-ubyte.gz"))
+		if err != nil {
+			return nil, nil, err
+		}
+		r, _ := s.X.Dims()
+		take := min(r, n-have)
+		xs = append(xs, s.X.Slice(0, take, 0, s.X.RawMatrix().Cols).(*mat.Dense))
+		labels = append(labels, s.Labels[:take]...)
+		have += take
 	}
-	defer f.Close()
-	z, err := gzip.NewReader(f)
-	if err != nil {
-		return nil, err
+	if have < n {
+		return nil, nil, fmt.Errorf("MNIST holds %d images, asked for %d", have, n)
 	}
-	var hdr [4]uint32
-	if err := binary.Read(z, binary.BigEndian, &hdr); err != nil {
-		return nil, err
-	}
-	if int(hdr[1]) < n {
-		return nil, fmt.Errorf("%s holds %d images, asked for %d", path, hdr[1], n)
-	}
-	d := int(hdr[2] * hdr[3])
-	buf := make([]byte, n*d)
-	if _, err := io.ReadFull(z, buf); err != nil {
-		return nil, err
-	}
+	_, d := xs[0].Dims()
 	x := mat.NewDense(n, d, nil)
-	raw := x.RawMatrix().Data
-	for i, b := range buf {
-		raw[i] = float64(b)
+	row := 0
+	for _, p := range xs {
+		r, _ := p.Dims()
+		x.Slice(row, row+r, 0, d).(*mat.Dense).Copy(p)
+		row += r
 	}
-	return x, nil
+	return x, labels, nil
 }
 
-// pca2 projects the centred x onto its two leading principal axes (eigenvectors of the covariance).
-func pca2(x *mat.Dense) *mat.Dense {
-	n, d := x.Dims()
-	c := mat.NewDense(n, d, nil)
-	mean := make([]float64, d)
+func writeCSV(path string, y *mat.Dense) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	n, _ := y.Dims()
 	for i := 0; i < n; i++ {
-		for j, v := range x.RawRowView(i) {
-			mean[j] += v / float64(n)
+		fmt.Fprintf(w, "%.17g,%.17g\n", y.At(i, 0), y.At(i, 1))
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// peakRSS returns the process's peak resident set size (VmHWM of /proc/self/status).
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			return strings.TrimSpace(v)
 		}
 	}
-	for i := 0; i < n; i++ {
-		for j, v := range x.RawRowView(i) {
-			c.Set(i, j, v-mean[j])
-		}
-	}
-	var cov mat.SymDense
-	cov.SymOuterK(1, c.T())
-	var es mat.EigenSym
-	if !es.Factorize(&cov, true) {
-		log.Fatal("eigendecomposition failed")
-	}
-	var v mat.Dense
-	es.VectorsTo(&v)
-	axes := v.Slice(0, d, d-2, d) // eigenvalues ascend: the last two columns
-	y := mat.NewDense(n, 2, nil)
-	y.Mul(c, axes)
-	return y
+	return "unknown"
 }
