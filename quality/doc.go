@@ -23,36 +23,43 @@
 // U_k(i) the output k-NN of i that are not input k-NN, r_ij the input rank; C(k) swaps the spaces.
 // Index k−1 of the returned slices holds T(k) (C(k)) for k = 1..Neighbors.
 //
-// Smoothed precision and recall (dredviz `klmeasure`): input distances AND output distances are
-// each divided by their own mean over the n(n−1) ordered pairs (dividing only the input ones, as
-// the documentation suggests, misses dredviz by a factor 2.6 on precision: the output rescaling was
-// found by testing against the golden numbers). Per point, β_i = 1/σ_i² is chosen so that the entropy
-// of p_·|i equals log k_eff (log₂ k_eff bits), found by safeguarded Newton steps on log β to
-// |ΔH| < 1e-13; then
+// Smoothed precision and recall (dredviz `klmeasure`; reproduces dredviz 1.0.2's golden numbers on
+// the S-curve NeRV and PCA embeddings to its 6 printed digits). Input distances and output
+// distances are each divided by their own mean over the n(n−1) ordered pairs. Per point i,
 //
-//	p_j|i ∝ exp(−β_i (d_ij² − min_l d_il²))   clamped: exponent at least −200
-//	q_j|i ∝ exp(−β_i (e_ij − min_l e_il))               same clamp, the SAME β_i
+//	p_j|i ∝ exp(−min(d_ij²/σ_i², 450))     q_j|i ∝ exp(−min(e_ij²/σ_i², 450))   (the SAME σ_i²)
 //
-// and the losses are KL(q_i‖p_i) (precision) and KL(p_i‖q_i) (recall), averaged over i (dredviz
-// prints the sums). Weights below exp(−60) of the largest are left out of the sums (their effect is
-// below 1e-20 relative); the clamp still enters every log-ratio exactly.
-// Agreement with dredviz: NeRV embedding 7e-4 (precision) and 4.2e-3 (recall) relative, PCA
-// embedding 2.7e-2 and 1.2e-2 — short of the 1e-4 target. Hypotheses tried and rejected: mean over
-// n² pairs including the diagonal (no effect once both spaces are rescaled), mean of squared
-// distances, no stabilising shift, unsquared distances, entropy target log₂ k in nats, clamping after
-// normalisation, other clamp levels (e^−20…e^−100), a uniform factor on σ (moves precision and recall
-// in opposite directions while dredviz is lower on both). dredviz's inexact golden-section σ search
-// is the remaining suspect; it cannot be replicated without its source.
+// with no per-row shift (the −450 floor on the exponent is dredviz's), and the losses are
+// KL(q_i‖p_i) (precision) and KL(p_i‖q_i) (recall), averaged over i (dredviz prints the sums).
+// σ_i² is NOT the exact root of H(p_·|i) = log₂ k bits: it is where dredviz's golden-section line
+// search on σ² stops — start at DBL_MIN with a unit step, halve (or double) the step to bracket
+// the minimum of |H − log₂ k|, then golden sections down to an ABSOLUTE bracket width of 0.01 (at
+// most 40 steps), keeping dredviz's quirk that a losing golden point left of the middle inherits
+// the right end's cost; a target of 1 bit when k < 2; σ² floored at 1e-10. On the S-curve this
+// gives row entropies ≈ 4.36 bits (perplexity ≈ 20.5, not 20). The exact root misses dredviz by
+// 2.5e-2 relative, the search without the quirk by 4.8e-3. The consequence is dredviz's, kept on
+// purpose: σ² is resolved only to about ±0.005 on the mean-normalised scale, so where
+// neighbourhoods are small against the mean distance (large n) σ is coarse. Weights below e^−60
+// of a row's largest are left out of the sums (effect below 1e-20 relative). These conventions
+// were read from dredviz's public source (nervprobability, inputprobentropy, goldensectionsearch,
+// klmeasure, klrank, rankmatrix), then confirmed against the golden files. Cost: about 16 entropy
+// evaluations of an O(n) row per point.
 //
-// Rank-based precision and recall (dredviz `klrank`): distances are replaced by ranks 1..n−1 in both
-// spaces; p(rank r) ∝ exp(−(r−1)/σ²), clamped at exp(−200), with one σ for all rows (every row holds
-// the same ranks) calibrated to entropy log k_eff; KL(q_i‖p_i) and KL(p_i‖q_i) are summed and divided
-// by n times the worst case in which output ranks are exactly reversed (rank r ↦ n−r), so the
-// values lie in [0,1]. Only the points among the unclamped nearest ranks of either space contribute,
-// which keeps the cost at O(n log r0) per row. This does NOT reproduce dredviz's numbers yet: on the
-// NeRV embedding it gives (precision 9.86e-4, recall 3.14e-3) against dredviz's (3.12e-3, 8.34e-4),
-// on PCA (6.56e-2, 1.99e-2) against (5.32e-3, 2.74e-2). Variants tried: exp(−r/σ²), exp(−r²/σ²),
-// exp(−(r−1)²/σ²), exp(−√r/σ²), with and without the clamp.
+// Rank-based precision and recall (dredviz `klrank`; reproduces its golden numbers to its 6
+// printed digits). Distances are replaced by ranks 1..n−1 (ties by the smaller index; dredviz's
+// "best" and "worst" tie handling differ from this only when output distances tie), the ranks are
+// divided by their mean n/2, and the same machinery applies: p(rank r) ∝ exp(−min((2r/n)²/σ², 450))
+// with ONE σ² for all rows from the search above (every row holds the same ranks). KL(q_i‖p_i) and
+// KL(p_i‖q_i) are summed and divided by their values in the worst case, output ranks exactly
+// reversed (rank r ↦ n−r), so the values lie in [0, 1]. dredviz's klrank prints the normalised
+// KL(p‖q) in the column it labels "1−precision" and KL(q‖p) as "1−recall"; here, as in klmeasure
+// and the paper, precision is KL(q‖p) (PCA on the S-curve: precision loss 0.0274 > recall loss
+// 0.0053, as its trustworthiness 0.935 < continuity 0.982 suggests). Note that dredviz's search
+// cannot resolve the exact σ² (≈ (28/n)² for k = 20) and, for k = 20, stops at σ² = 0.004065 for
+// every n tried (1000 … 70000):
+// the effective neighbourhood is then about 4.6% of n (46 points at n = 1000, entropy 5.5 bits),
+// not k. Only the points among the r0 unclamped nearest ranks of either space contribute (beyond
+// them both distributions hold the same clamped value); r0 ≈ 0.68·n, so a row costs O(n log n).
 //
 // Mean precision and recall curves: relevant = the Neighbors nearest input neighbours; retrieved =
 // the r nearest output neighbours; precision |rel ∩ ret|/r, recall |rel ∩ ret|/Neighbors, averaged
