@@ -56,9 +56,8 @@
 // and the paper, precision is KL(q‖p) (PCA on the S-curve: precision loss 0.0274 > recall loss
 // 0.0053, as its trustworthiness 0.935 < continuity 0.982 suggests). Note that dredviz's search
 // cannot resolve the exact σ² (≈ (28/n)² for k = 20) and, for k = 20, stops at σ² = 0.004065 for
-// every n tried (1000 … 70000):
-// the effective neighbourhood is then about 4.6% of n (46 points at n = 1000, entropy 5.5 bits),
-// not k. Only the points among the r0 unclamped nearest ranks of either space contribute (beyond
+// every n tried (1000 … 70000): the effective neighbourhood is then about 4.6% of n (46 points
+// at n = 1000, entropy 5.5 bits), not k. Only the points among the r0 unclamped nearest ranks of either space contribute (beyond
 // them both distributions hold the same clamped value); r0 ≈ 0.68·n, so a row costs O(n log n).
 //
 // Mean precision and recall curves: relevant = the Neighbors nearest input neighbours; retrieved =
