@@ -324,7 +324,10 @@ func goldenNumbers(t *testing.T) (trust, cont, prec, rec, rprec, rrec float64) {
 	b, _ = os.ReadFile("testdata/scurve1000_nerv_klrank.txt")
 	var rp, rp2, rr, rr2 float64
 	parseFields(t, strings.Split(strings.TrimSpace(string(b)), "\n")[1], " ", &rp, &rp2, &rr, &rr2)
-	return 1 - oneMinusT, 1 - oneMinusC, sp / 1000, sr / 1000, rp, rr // klmeasure sums over the n = 1000 points
+	// klmeasure sums over the n = 1000 points. klrank labels its columns the other way round from
+	// klmeasure and the paper: its "1-precision" column is the normalised KL(p‖q), which lowdim (like
+	// klmeasure) calls recall — see quality/doc.go — so the columns are paired crosswise here.
+	return 1 - oneMinusT, 1 - oneMinusC, sp / 1000, sr / 1000, rr, rp
 }
 
 func parseFields(t *testing.T, line, sep string, dst ...*float64) {
@@ -377,10 +380,11 @@ func TestEvalPrintsDredvizGoldenNumbers(t *testing.T) {
 	// measure prints 6 significant digits of 1−T and 1−C: T itself is good to about 1e-9 absolute.
 	check("trustworthiness", trust, 1e-8)
 	check("continuity", cont, 1e-8)
-	check("smoothed_precision_loss", prec, 1e-4) // klmeasure / n, tolerance from the issue
-	check("smoothed_recall_loss", rec, 1e-4)
-	check("rank_precision_loss", rprec, 1e-3) // klrank, tolerance from the issue
-	check("rank_recall_loss", rrec, 1e-3)
+	// dredviz prints 6 significant digits; the issue asks for 1e-4 (smoothed) and 1e-3 (rank-based).
+	check("smoothed_precision_loss", prec, 1e-5)
+	check("smoothed_recall_loss", rec, 1e-5)
+	check("rank_precision_loss", rprec, 1e-5)
+	check("rank_recall_loss", rrec, 1e-5)
 	if got["n"] != 1000.0 || got["neighbors"] != 20.0 {
 		t.Errorf("n = %v, neighbors = %v; want 1000 and 20", got["n"], got["neighbors"])
 	}
