@@ -102,11 +102,10 @@ func WriteSOMPAK(w io.Writer, s *Set) error {
 			}
 		}
 	}
-	bw := bufio.NewWriterSize(w, bufSize)
 	n, h := s.X.Dims()
-	buf := strconv.AppendInt(nil, int64(h), 10)
-	buf = append(buf, '\n')
-	for i := 0; i < n; i++ {
+	head := strconv.AppendInt(nil, int64(h), 10)
+	head = append(head, '\n')
+	return writeLines(w, head, n, func(buf []byte, i int) []byte {
 		for j := 0; j < h; j++ {
 			if j > 0 {
 				buf = append(buf, ' ')
@@ -121,14 +120,6 @@ func WriteSOMPAK(w io.Writer, s *Set) error {
 			buf = append(buf, ' ')
 			buf = append(buf, s.ClassNames[s.Labels[i]]...)
 		}
-		buf = append(buf, '\n')
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
-		buf = buf[:0]
-	}
-	if _, err := bw.Write(buf); err != nil {
-		return err
-	}
-	return bw.Flush()
+		return buf
+	})
 }

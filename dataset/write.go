@@ -20,6 +20,26 @@ func appendCSVField(buf []byte, s string) []byte {
 	return append(buf, '"')
 }
 
+// writeLines writes head, then for each of the n rows the bytes appendRow appends and a newline,
+// through one buffer flushed in large pieces.
+func writeLines(w io.Writer, head []byte, n int, appendRow func(buf []byte, i int) []byte) error {
+	bw := bufio.NewWriterSize(w, bufSize)
+	buf := head
+	for i := 0; i < n; i++ {
+		buf = append(appendRow(buf, i), '\n')
+		if len(buf) > bufSize/2 {
+			if _, err := bw.Write(buf); err != nil {
+				return err
+			}
+			buf = buf[:0]
+		}
+	}
+	if _, err := bw.Write(buf); err != nil {
+		return err
+	}
+	return bw.Flush()
+}
+
 func labelText(s *Set, i int) string {
 	if l := s.Labels[i]; l >= 0 && l < len(s.ClassNames) {
 		return s.ClassNames[l]
@@ -39,7 +59,6 @@ func WriteCSV(w io.Writer, s *Set) error {
 	if s.FeatureNames != nil && len(s.FeatureNames) != h {
 		return Invalidf("WriteCSV: %d feature names for %d features", len(s.FeatureNames), h)
 	}
-	bw := bufio.NewWriterSize(w, bufSize)
 	var buf []byte
 	for j := 0; j < h; j++ {
 		if j > 0 {
@@ -56,22 +75,14 @@ func WriteCSV(w io.Writer, s *Set) error {
 		buf = append(buf, ",label"...)
 	}
 	buf = append(buf, '\n')
-	for i := 0; i < n; i++ {
+	return writeLines(w, buf, n, func(buf []byte, i int) []byte {
 		buf = appendFloats(buf, s.X.RawRowView(i))
 		if s.HasLabels() {
 			buf = append(buf, ',')
 			buf = appendCSVField(buf, labelText(s, i))
 		}
-		buf = append(buf, '\n')
-		if _, err := bw.Write(buf); err != nil {
-			return err
-		}
-		buf = buf[:0]
-	}
-	if _, err := bw.Write(buf); err != nil {
-		return err
-	}
-	return bw.Flush()
+		return buf
+	})
 }
 
 func appendFloats(buf []byte, row []float64) []byte {
@@ -100,7 +111,6 @@ func WriteEmbeddingCSV(w io.Writer, y *mat.Dense, s *Set) error {
 	if labelled && len(s.Labels) != n {
 		return Invalidf("WriteEmbeddingCSV: embedding has %d rows but the data set has %d labels", n, len(s.Labels))
 	}
-	bw := bufio.NewWriterSize(w, bufSize)
 	var buf []byte
 	switch d {
 	case 1:
@@ -123,23 +133,13 @@ func WriteEmbeddingCSV(w io.Writer, y *mat.Dense, s *Set) error {
 	}
 	buf = append(buf, '\n')
 	row := make([]float64, d)
-	for i := 0; i < n; i++ {
+	return writeLines(w, buf, n, func(buf []byte, i int) []byte {
 		mat.Row(row, i, y)
 		buf = appendFloats(buf, row)
 		if labelled {
 			buf = append(buf, ',')
 			buf = appendCSVField(buf, labelText(s, i))
 		}
-		buf = append(buf, '\n')
-		if len(buf) > bufSize/2 {
-			if _, err := bw.Write(buf); err != nil {
-				return err
-			}
-			buf = buf[:0]
-		}
-	}
-	if _, err := bw.Write(buf); err != nil {
-		return err
-	}
-	return bw.Flush()
+		return buf
+	})
 }
