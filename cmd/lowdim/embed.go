@@ -49,6 +49,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		plotPath  = fs.String("plot", "", "draw the embedding to `file` (.png, .svg or .pdf)")
 		withQual  = fs.Bool("quality", false, "measure the embedding and print the quality table (to standard output with -o, else to standard error)")
 		neighbors = fs.Int("neighbors", 20, "neighbourhood size for -quality")
+		distances = fs.String("distances", "", "read an n×n distance `matrix` (CSV/TSV/whitespace, no labels) instead of features; -method cmds only. INPUT, if given, supplies labels for its n rows")
 	)
 	in.register(fs)
 	if err := parseFlags(fs, args, e); err != nil {
@@ -71,13 +72,23 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if err := checkExt("plot", *plotPath, ".png", ".svg", ".pdf"); err != nil {
 		return err
 	}
-	d, err := in.load(e, inputPath)
-	if err != nil {
-		return err
+	if *distances != "" && *method != "cmds" {
+		return usagef("-distances: only -method cmds embeds a distance matrix, found -method %s", *method)
+	}
+	if *distances != "" && *withQual {
+		return usagef("-quality needs features; measure a distance-matrix embedding with lowdim eval")
 	}
 	report, done := newProgress(e)
 	defer done()
-	model, err := build(methodSettings{dim: *dim, seed: *seed, progress: report}).Fit(ctx, d)
+	var (
+		d     *dataset.Set
+		model lowdim.Model
+	)
+	if *distances != "" {
+		d, model, err = embedDistances(ctx, e, &in, *distances, inputPath, *dim)
+	} else if d, err = in.load(e, inputPath); err == nil {
+		model, err = build(methodSettings{dim: *dim, seed: *seed, progress: report}).Fit(ctx, d)
+	}
 	if err != nil {
 		return err
 	}
@@ -156,4 +167,29 @@ func checkExt(flagName, path string, exts ...string) error {
 		}
 	}
 	return usagef("-%s %s: expected a file name ending in %s", flagName, path, strings.Join(exts, ", "))
+}
+
+// embedDistances runs classical MDS on the distance matrix in path. The labels come from the data
+// set at inputPath when one is given ("" means none here, not the built-in digits).
+func embedDistances(ctx context.Context, e *env, in *inputFlags, path, inputPath string, dim int) (*dataset.Set, lowdim.Model, error) {
+	dm, err := dataset.Load(path, dataset.Options{NoLabel: true, Warn: func(string) {}})
+	if err != nil {
+		return nil, nil, err
+	}
+	m, err := cmds.FromDistances(ctx, dm.X, dim)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", path, err)
+	}
+	d := &dataset.Set{Name: filepath.Base(path), X: dm.X}
+	if inputPath != "" {
+		labelled, err := in.load(e, inputPath)
+		if err != nil {
+			return nil, nil, err
+		}
+		if labelled.Len() != dm.Len() {
+			return nil, nil, dataset.Invalidf("%s has %d rows but the distance matrix %s has %d", inputPath, labelled.Len(), path, dm.Len())
+		}
+		d.Labels, d.ClassNames, d.Target = labelled.Labels, labelled.ClassNames, labelled.Target
+	}
+	return d, m, nil
 }

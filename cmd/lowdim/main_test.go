@@ -443,3 +443,47 @@ func TestMissingInputFileIsBadInput(t *testing.T) {
 		t.Errorf("files left: %v", got)
 	}
 }
+
+func TestClassicalMDSFromDistanceMatrix(t *testing.T) {
+	dir := t.TempDir()
+	dm := filepath.Join(dir, "d.csv")
+	// The unit square's corners, in order around it: sides 1, diagonals √2.
+	r2 := strconv.FormatFloat(math.Sqrt2, 'g', -1, 64)
+	writeFile(t, dm, "0,1,"+r2+",1\n1,0,1,"+r2+"\n"+r2+",1,0,1\n1,"+r2+",1,0\n")
+	labels := filepath.Join(dir, "l.csv")
+	writeFile(t, labels, "f,label\n0,a\n0,b\n0,a\n0,b\n")
+	stdout, stderr, status := runCLI(t, "", "embed", "-method", "cmds", "-distances", dm, labels)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	header, rows := readCSV(t, stdout)
+	if strings.Join(header, ",") != "x,y,label" || len(rows) != 4 {
+		t.Fatalf("header %v, %d rows", header, len(rows))
+	}
+	pt := func(i int) (float64, float64) {
+		x, _ := strconv.ParseFloat(rows[i][0], 64)
+		y, _ := strconv.ParseFloat(rows[i][1], 64)
+		return x, y
+	}
+	for i := 0; i < 4; i++ {
+		for j := i + 1; j < 4; j++ {
+			xi, yi := pt(i)
+			xj, yj := pt(j)
+			want := 1.0
+			if j-i == 2 {
+				want = math.Sqrt2
+			}
+			if got := math.Hypot(xi-xj, yi-yj); math.Abs(got-want) > 1e-9 {
+				t.Errorf("distance %d–%d = %v, want %v", i, j, got, want)
+			}
+		}
+	}
+	asym := filepath.Join(dir, "asym.csv")
+	writeFile(t, asym, "0,1,2\n1,0,1\n3,1,0\n")
+	if _, stderr, status := runCLI(t, "", "embed", "-method", "cmds", "-distances", asym); status != 2 || !strings.Contains(stderr, "not symmetric") {
+		t.Errorf("asymmetric matrix: status %d, stderr %q", status, stderr)
+	}
+	if _, _, status := runCLI(t, "", "embed", "-method", "pca", "-distances", dm); status != 2 {
+		t.Errorf("-distances with pca: status %d, want 2", status)
+	}
+}
