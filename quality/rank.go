@@ -1,6 +1,10 @@
 package quality
 
-import "math"
+import (
+	"math"
+
+	"lowdim/affinity"
+)
 
 // rankBase holds the rank-based neighbour distribution shared by every row (every row holds the
 // same ranks 1..n−1, so one σ and one distribution serve all rows).
@@ -14,7 +18,7 @@ type rankBase struct {
 
 // newRankBase builds dredviz klrank's rank distribution: ranks are divided by their mean n/2,
 // p(rank r) ∝ exp(−min((2r/n)²/σ², 450)), σ² calibrated by dredviz's line search (see
-// calibrateSigma2) to entropy log₂ k bits.
+// affinity.Sigma2 with affinity.Dredviz) to entropy log₂ k bits.
 func newRankBase(n, k int) *rankBase {
 	a := make([]float64, n-1)
 	scale := 1 / (float64(n) / 2)
@@ -22,14 +26,14 @@ func newRankBase(n, k int) *rankBase {
 		v := float64(r+1) * scale
 		a[r] = v * v
 	}
-	inv := 1 / calibrateSigma2(a, k)
+	inv := 1 / affinity.Sigma2(a, float64(k), affinity.Dredviz)
 	rb := &rankBase{n: n, r0: n - 1, logBase: make([]float64, n-1), base: make([]float64, n-1)}
 	// The exponents grow with r; a[0] is the smallest and is subtracted before exp.
-	tmin := math.Min(a[0]*inv, maxExp)
+	tmin := math.Min(a[0]*inv, affinity.MaxExp)
 	var z float64
 	for r := range a {
-		t := math.Min(a[r]*inv, maxExp)
-		if t >= maxExp && rb.r0 == n-1 {
+		t := math.Min(a[r]*inv, affinity.MaxExp)
+		if t >= affinity.MaxExp && rb.r0 == n-1 {
 			rb.r0 = r
 		}
 		rb.logBase[r] = -(t - tmin)
@@ -40,7 +44,7 @@ func newRankBase(n, k int) *rankBase {
 		rb.logBase[r] -= lz
 		rb.base[r] = math.Exp(rb.logBase[r])
 	}
-	rb.logClamp = -(maxExp - tmin) - lz
+	rb.logClamp = -(affinity.MaxExp - tmin) - lz
 	rb.clamp = math.Exp(rb.logClamp)
 	rb.r0 = max(rb.r0, 1)
 	// Worst case: the point of input rank r has output rank n−r.

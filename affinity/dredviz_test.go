@@ -1,4 +1,4 @@
-package quality
+package affinity
 
 import (
 	"math"
@@ -36,14 +36,14 @@ func TestEntropyBitsDefinition(t *testing.T) {
 		p := make([]float64, len(a))
 		var z float64
 		for j, v := range a {
-			p[j] = math.Exp(-math.Min(v/s2, maxExp))
+			p[j] = math.Exp(-math.Min(v/s2, MaxExp))
 			z += p[j]
 		}
 		var h float64
 		for j := range p {
 			h -= p[j] / z * math.Log2(p[j]/z)
 		}
-		if got := entropyBits(a, amin, s2); math.Abs(got-h) > 1e-9*math.Max(1, h) {
+		if got := EntropyBits(a, amin, s2); math.Abs(got-h) > 1e-9*math.Max(1, h) {
 			t.Errorf("σ² = %g: entropyBits %.15g, definition %.15g", s2, got, h)
 		}
 	}
@@ -64,13 +64,13 @@ func TestCalibrateSigma2NearRoot(t *testing.T) {
 		lo, hi := 1e-6, 100.0
 		for range 200 {
 			mid := (lo + hi) / 2
-			if entropyBits(a, amin, mid) > target {
+			if EntropyBits(a, amin, mid) > target {
 				hi = mid
 			} else {
 				lo = mid
 			}
 		}
-		got := calibrateSigma2(a, k)
+		got := Sigma2(a, float64(k), Dredviz)
 		if math.Abs(got-lo) > 0.01 {
 			t.Errorf("k=%d: σ² = %g, exact root %g", k, got, lo)
 		}
