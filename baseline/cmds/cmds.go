@@ -97,44 +97,9 @@ func fitPCA(ctx context.Context, d *dataset.Set, dim int, prog lowdim.Progress) 
 // "zero" and "symmetric" allow rounding of 1e-9 times the largest entry (asymmetric pairs
 // within it are averaged). Anything else is an error wrapping dataset.ErrInvalid.
 func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
-	if d == nil {
-		return nil, dataset.Invalidf("cmds: nil distance matrix")
-	}
-	r, c := d.Dims()
-	if r != c {
-		return nil, dataset.Invalidf("cmds: distance matrix is %d×%d, not square", r, c)
-	}
-	n := r
-	if n < 2 {
-		return nil, dataset.Invalidf("cmds: need at least 2 objects, have %d", n)
-	}
-	maxd := 0.0
-	for i := 0; i < n; i++ {
-		for j := 0; j < n; j++ {
-			v := d.At(i, j)
-			switch {
-			case math.IsNaN(v) || math.IsInf(v, 0):
-				return nil, dataset.Invalidf("cmds: distance (%d,%d) is %v", i+1, j+1, v)
-			case v < 0:
-				return nil, dataset.Invalidf("cmds: distance (%d,%d) = %g is negative", i+1, j+1, v)
-			}
-			maxd = math.Max(maxd, v)
-		}
-	}
-	tol := 1e-9 * maxd
-	sq := make([]float64, n*n) // symmetrised squared distances
-	for i := 0; i < n; i++ {
-		if v := d.At(i, i); v > tol {
-			return nil, dataset.Invalidf("cmds: diagonal entry (%d,%d) = %g is not zero", i+1, i+1, v)
-		}
-		for j := i + 1; j < n; j++ {
-			a, b := d.At(i, j), d.At(j, i)
-			if math.Abs(a-b) > tol {
-				return nil, dataset.Invalidf("cmds: distance matrix is not symmetric: (%d,%d) = %g but (%d,%d) = %g", i+1, j+1, a, j+1, i+1, b)
-			}
-			v := (a + b) / 2
-			sq[i*n+j], sq[j*n+i] = v*v, v*v
-		}
+	sq, n, err := dataset.SquaredDistances("cmds", d)
+	if err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
