@@ -7,11 +7,15 @@
 //
 // High-dimensional rows (more than 8 columns) are computed in blocks with the identity
 // ‖a−b‖² = ‖a‖² + ‖b‖² − 2a·b and a BLAS product (gonum's, or OpenBLAS when built with
-// `-tags openblas`, see lowdim/internal/blas) on column-centred data; results are clamped at 0 and
-// the diagonal is exactly 0. Constant columns are dropped first: they add exactly 0 to every
-// distance (MNIST has 67 of 784). KNN recomputes the exact distance of every candidate
-// that the rounding error bound cannot rule out, so its neighbours and distances are exact. For low
-// dimension (D ≤ 3) KNN uses a k-d tree.
+// `-tags openblas`, see lowdim/internal/blas); results are clamped at 0 and the diagonal is exactly
+// 0. Constant columns are dropped first: they add exactly 0 to every distance (MNIST has 67 of 784).
+// Real-valued data is column-centred. Integer data (pixels, counts) is instead shifted by each
+// column's integer midrange, so that every product and sum is an exact integer and distance ties
+// stay exact ties; when moreover Σ_c max|x_c − shift_c|² < 2²⁴ (MNIST: 717·128²) even single
+// precision products are exact, and they are used (OpenBLAS's sgemm is twice as fast as its dgemm).
+// KNN recomputes the exact distance of every candidate that the rounding error bound cannot rule
+// out, so its neighbours and distances are exact. For low dimension (D ≤ 3) KNN uses a k-d tree.
+// MeanDistance computes every unordered pair once.
 package neighbors
 
 import (
@@ -98,26 +102,125 @@ func check(x *mat.Dense) (n, d int, err error) {
 // the call. Rows are visited in blocks, in no particular order. The first error returned by fn (or
 // ctx's error) stops the work and is returned.
 //
-// Cost: O(n²·H) arithmetic, O(workers·32·n) memory.
+// Cost: O(n²·H) arithmetic, O(workers·256·n) memory.
 func Rows(ctx context.Context, x *mat.Dense, opt Options, fn func(worker, i int, d2 []float64) error) error {
 	_, d, err := check(x)
 	if err != nil {
 		return err
 	}
-	var xc *mat.Dense
-	var sq []float64
+	var src *source
 	if d > directMax {
-		xc, sq = centred(x)
+		src = prepare(x)
 	}
-	return rows(ctx, x, xc, sq, opt, "distances", fn)
+	return rows(ctx, x, src, opt, "distances", fn)
 }
 
 // Workers returns the number of workers Rows and KNN use for opt.
 func Workers(opt Options) int { return opt.workers() }
 
-// rows implements Rows; xc (the centred copy of x) and sq (its squared row norms) select the BLAS
-// path when not nil.
-func rows(ctx context.Context, x, xc *mat.Dense, sq []float64, opt Options, stage string, fn func(worker, i int, d2 []float64) error) error {
+// source is the form in which the BLAS path reads the data: constant columns dropped, then either
+// column-centred (float64), or, for integer data, shifted by each column's integer midrange, which
+// keeps every product and sum an exact integer. When in addition Σ_c max_i |x_ic|² < 2²⁴ (MNIST:
+// 717·128² ≈ 1.2e7), every partial sum of every dot product is an integer below 2²⁴ in absolute
+// value, so single precision products are exact too and f32 holds the data (OpenBLAS's sgemm runs
+// about twice as fast as its dgemm).
+type source struct {
+	cols int       // columns kept
+	f64  []float64 // n×cols, row-major (nil when f32 is used)
+	f32  []float32 // n×cols, row-major
+	sq   []float64 // squared row norms, exact for integer data
+	maxS float64   // largest squared row norm
+}
+
+// f32Limit bounds Σ_c max_i |x_ic|² for the exact single precision path.
+const f32Limit = 1 << 24
+
+// prepare builds the BLAS form of x (see source).
+func prepare(x *mat.Dense) *source {
+	xs := dropConstant(x)
+	n, d := xs.Dims()
+	src := &source{cols: d, sq: make([]float64, n)}
+	if shift, bound, ok := integerShift(xs); ok {
+		if bound < f32Limit {
+			src.f32 = make([]float32, n*d)
+			for i := 0; i < n; i++ {
+				o := src.f32[i*d : (i+1)*d]
+				var s float64
+				for c, v := range xs.RawRowView(i) {
+					v -= shift[c]
+					o[c] = float32(v)
+					s += v * v
+				}
+				src.sq[i] = s
+			}
+		} else {
+			src.f64 = make([]float64, n*d)
+			for i := 0; i < n; i++ {
+				o := src.f64[i*d : (i+1)*d]
+				var s float64
+				for c, v := range xs.RawRowView(i) {
+					o[c] = v - shift[c]
+					s += o[c] * o[c]
+				}
+				src.sq[i] = s
+			}
+		}
+	} else {
+		mean := make([]float64, d)
+		for i := 0; i < n; i++ {
+			for k, v := range xs.RawRowView(i) {
+				mean[k] += v
+			}
+		}
+		for k := range mean {
+			mean[k] /= float64(n)
+		}
+		src.f64 = make([]float64, n*d)
+		for i := 0; i < n; i++ {
+			o := src.f64[i*d : (i+1)*d]
+			var s float64
+			for k, v := range xs.RawRowView(i) {
+				o[k] = v - mean[k]
+				s += o[k] * o[k]
+			}
+			src.sq[i] = s
+		}
+	}
+	for _, s := range src.sq {
+		src.maxS = max(src.maxS, s)
+	}
+	return src
+}
+
+// integerShift reports whether every entry of x is an integer of magnitude at most 2²⁴ and, after
+// subtracting from each column its integer midrange shift[c], every squared row norm stays below
+// 2⁵⁰ (so that all dot products and sums are exact in double precision). bound is
+// Σ_c max_i |x_ic − shift_c|², which bounds the magnitude of every partial dot product.
+func integerShift(x *mat.Dense) (shift []float64, bound float64, ok bool) {
+	n, d := x.Dims()
+	lo, hi := make([]float64, d), make([]float64, d)
+	copy(lo, x.RawRowView(0))
+	copy(hi, x.RawRowView(0))
+	for i := 0; i < n; i++ {
+		for c, v := range x.RawRowView(i) {
+			if v != math.Trunc(v) || math.Abs(v) > 1<<24 {
+				return nil, 0, false
+			}
+			lo[c] = min(lo[c], v)
+			hi[c] = max(hi[c], v)
+		}
+	}
+	shift = make([]float64, d)
+	for c := range shift {
+		shift[c] = math.Floor((lo[c] + hi[c]) / 2)
+		m := max(hi[c]-shift[c], shift[c]-lo[c])
+		bound += m * m
+	}
+	return shift, bound, bound < 1<<50
+}
+
+// rows implements Rows; src selects the BLAS path when not nil.
+func rows(ctx context.Context, x *mat.Dense, src *source, opt Options, stage string, fn func(worker, i int, d2 []float64) error) error {
 	n, _ := x.Dims()
 	nw := opt.workers()
 	blockRows := blockRowsFor(n)
@@ -142,17 +245,15 @@ func rows(ctx context.Context, x, xc *mat.Dense, sq []float64, opt Options, stag
 		go func(w int) {
 			defer wg.Done()
 			var row, prod []float64
-			var xd []float64
-			var dc int
-			if xc != nil {
-				prod = make([]float64, blockRows*n)
-				raw := xc.RawMatrix()
-				xd, dc = raw.Data, raw.Stride
-				if raw.Cols != dc {
-					panic("neighbors: centred copy must be contiguous")
-				}
-			} else {
+			var prod32 []float32
+			switch {
+			case src == nil:
 				row = make([]float64, n)
+			case src.f32 != nil:
+				prod32 = make([]float32, blockRows*n)
+				row = make([]float64, n)
+			default:
+				prod = make([]float64, blockRows*n)
 			}
 			for !stop.Load() {
 				b := int(next.Add(1) - 1)
@@ -164,9 +265,34 @@ func rows(ctx context.Context, x, xc *mat.Dense, sq []float64, opt Options, stag
 					return
 				}
 				lo, hi := b*blockRows, min((b+1)*blockRows, n)
-				if xc != nil {
+				switch {
+				case src == nil:
+					for i := lo; i < hi; i++ {
+						directRow(x, i, row)
+						if err := fn(w, i, row); err != nil {
+							fail(err)
+							return
+						}
+					}
+				case src.f32 != nil:
+					dc, sq := src.cols, src.sq
+					blas.SgemmNT(hi-lo, n, dc, 1, src.f32[lo*dc:], dc, src.f32, dc, 0, prod32, n)
+					for i := lo; i < hi; i++ {
+						g := prod32[(i-lo)*n : (i-lo+1)*n]
+						si := sq[i]
+						for j, gj := range g {
+							row[j] = max(si+sq[j]-2*float64(gj), 0)
+						}
+						row[i] = 0
+						if err := fn(w, i, row); err != nil {
+							fail(err)
+							return
+						}
+					}
+				default:
 					// prod = −2·X[lo:hi]·Xᵀ, then each row becomes its squared distances in place.
-					blas.DgemmNT(hi-lo, n, dc, -2, xd[lo*dc:], dc, xd, dc, 0, prod, n)
+					dc, sq := src.cols, src.sq
+					blas.DgemmNT(hi-lo, n, dc, -2, src.f64[lo*dc:], dc, src.f64, dc, 0, prod, n)
 					for i := lo; i < hi; i++ {
 						g := prod[(i-lo)*n : (i-lo+1)*n]
 						si := sq[i]
@@ -175,14 +301,6 @@ func rows(ctx context.Context, x, xc *mat.Dense, sq []float64, opt Options, stag
 						}
 						g[i] = 0
 						if err := fn(w, i, g); err != nil {
-							fail(err)
-							return
-						}
-					}
-				} else {
-					for i := lo; i < hi; i++ {
-						directRow(x, i, row)
-						if err := fn(w, i, row); err != nil {
 							fail(err)
 							return
 						}
@@ -232,40 +350,6 @@ func dist2(a, b []float64) float64 {
 		s += t * t
 	}
 	return s
-}
-
-// centred returns x without its constant columns and with its column means subtracted, and the
-// squared row norms of the result (a contiguous matrix).
-//
-// Integer-valued data (pixels, counts) whose squared norms stay below 2⁵⁰ is not centred: there the
-// identity is exact in floating point, so distance ties stay exact ties.
-func centred(x *mat.Dense) (*mat.Dense, []float64) {
-	x = dropConstant(x)
-	n, d := x.Dims()
-	if sq, ok := integerNorms(x); ok {
-		return x, sq
-	}
-	mean := make([]float64, d)
-	for i := 0; i < n; i++ {
-		for k, v := range x.RawRowView(i) {
-			mean[k] += v
-		}
-	}
-	for k := range mean {
-		mean[k] /= float64(n)
-	}
-	xc := mat.NewDense(n, d, nil)
-	sq := make([]float64, n)
-	for i := 0; i < n; i++ {
-		r, c := x.RawRowView(i), xc.RawRowView(i)
-		var s float64
-		for k, v := range r {
-			c[k] = v - mean[k]
-			s += c[k] * c[k]
-		}
-		sq[i] = s
-	}
-	return xc, sq
 }
 
 // dropConstant returns x without the columns whose entries are all equal (x itself, when it is
@@ -418,17 +502,12 @@ func KNN(ctx context.Context, x *mat.Dense, k int, opt Options) (*Graph, error) 
 	heaps := make([]TopK, nw)
 	cand := make([][]int32, nw)
 	candD := make([][]float64, nw)
-	var xc *mat.Dense
-	var sq []float64
-	var maxSq float64
+	var src *source
 	if d > directMax {
-		xc, sq = centred(x)
-		for _, s := range sq {
-			maxSq = max(maxSq, s)
-		}
+		src = prepare(x)
 	}
 	eps := 2 * float64(2*d+4) * 0x1p-52
-	err = rows(ctx, x, xc, sq, opt, "knn", func(w, i int, row []float64) error {
+	err = rows(ctx, x, src, opt, "knn", func(w, i int, row []float64) error {
 		h := &heaps[w]
 		h.Reset(k)
 		for j, v := range row {
@@ -437,13 +516,13 @@ func KNN(ctx context.Context, x *mat.Dense, k int, opt Options) (*Graph, error) 
 			}
 		}
 		idx, dd := g.Row(i)
-		if xc == nil { // direct distances are exact already
+		if src == nil { // direct distances are exact already
 			h.Sorted(idx, dd)
 			return nil
 		}
 		// Every j whose rounded distance lies within the error bound of the k-th kept one may
 		// belong to the exact k nearest: recompute those exactly.
-		tol := eps * (sq[i] + maxSq)
+		tol := eps * (src.sq[i] + src.maxS)
 		lim := h.d[0] + tol
 		c, cd := cand[w][:0], candD[w][:0]
 		xi := x.RawRowView(i)
@@ -467,24 +546,3 @@ func KNN(ctx context.Context, x *mat.Dense, k int, opt Options) (*Graph, error) 
 
 // String describes the graph.
 func (g *Graph) String() string { return fmt.Sprintf("neighbors.Graph{N: %d, K: %d}", g.N, g.K) }
-
-// integerNorms returns the squared row norms of x when every entry is an integer and every norm
-// is below 2⁵⁰ (so that all dot products and sums are exact).
-func integerNorms(x *mat.Dense) ([]float64, bool) {
-	n, _ := x.Dims()
-	sq := make([]float64, n)
-	for i := 0; i < n; i++ {
-		var s float64
-		for _, v := range x.RawRowView(i) {
-			if v != math.Trunc(v) || math.Abs(v) > 1<<24 {
-				return nil, false
-			}
-			s += v * v
-		}
-		if s >= 1<<50 {
-			return nil, false
-		}
-		sq[i] = s
-	}
-	return sq, true
-}

@@ -3,6 +3,7 @@ package neighbors
 import (
 	"context"
 	"errors"
+	"math"
 	"math/rand/v2"
 	"sort"
 	"testing"
@@ -187,5 +188,79 @@ func TestConstantColumns(t *testing.T) {
 		return nil
 	}); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestIntegerPathsExact: integer data takes an exact path whatever its range — single precision
+// products when Σ_c max|x_c − shift_c|² < 2²⁴ (pixel values 0..255 over 717 columns, MNIST's
+// shape, bound 717·128²), double precision otherwise (values up to 4095) — and every distance
+// equals the direct one exactly.
+func TestIntegerPathsExact(t *testing.T) {
+	for _, c := range []struct {
+		top    int
+		wide32 bool
+	}{{256, true}, {4096, false}} {
+		const n, d = 300, 717
+		r := rand.New(rand.NewPCG(uint64(c.top), 9))
+		x := mat.NewDense(n, d, nil)
+		for i := 0; i < n; i++ {
+			for k := 0; k < d; k++ {
+				x.Set(i, k, float64(r.IntN(c.top)))
+			}
+		}
+		if src := prepare(x); (src.f32 != nil) != c.wide32 {
+			t.Fatalf("values 0..%d: single precision path %v, want %v", c.top-1, src.f32 != nil, c.wide32)
+		}
+		err := Rows(context.Background(), x, Options{}, func(_, i int, row []float64) error {
+			for j, v := range row {
+				if want := dist2(x.RawRowView(i), x.RawRowView(j)); v != want {
+					t.Errorf("values 0..%d (%d,%d): %g, want exactly %g", c.top-1, i, j, v, want)
+					return nil
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// MeanDistance agrees with the mean of the square roots of the direct distances, on every path
+// (plain loops for 2-D, double precision products for Gaussian data, single precision for small
+// integers), and does not depend on the number of workers.
+func TestMeanDistance(t *testing.T) {
+	for _, c := range []struct {
+		d    int
+		grid bool
+	}{{2, false}, {30, false}, {30, true}} {
+		x := randData(2300, c.d, c.grid, 5) // 2300 rows: more than one block and one column chunk
+		n, _ := x.Dims()
+		var want float64
+		for i := 0; i < n; i++ { // row sums first: a serial sum of 5e6 terms would drift by 1e-12
+			var r float64
+			for j := 0; j < n; j++ {
+				if j != i {
+					r += math.Sqrt(dist2(x.RawRowView(i), x.RawRowView(j)))
+				}
+			}
+			want += r
+		}
+		want /= float64(n * (n - 1))
+		got1, err := MeanDistance(context.Background(), x, Options{Workers: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got3, err := MeanDistance(context.Background(), x, Options{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got1 != got3 {
+			t.Errorf("d=%d: %v with one worker, %v with three", c.d, got1, got3)
+		}
+		// 1e-12: sums of 5e6 terms in different orders, far above double rounding.
+		if math.Abs(got1-want) > 1e-12*want {
+			t.Errorf("d=%d grid=%v: mean %.15g, direct %.15g", c.d, c.grid, got1, want)
+		}
 	}
 }

@@ -3,7 +3,9 @@
 // `-tags openblas` and cgo, to the system OpenBLAS through a tiny cgo binding of cblas_dgemm.
 //
 // Only row-major, non-transposed A times transposed B is offered: C = alpha·A·Bᵀ + beta·C, the
-// product of two row blocks that every distance computation needs.
+// product of two row blocks that every distance computation needs, in double (DgemmNT) and single
+// precision (SgemmNT: package neighbors uses it for small-integer data, where every partial sum is
+// an integer below 2²⁴ and so exact; OpenBLAS runs it about twice as fast).
 //
 // The OpenBLAS build opens libopenblas.so.0 with dlopen at start (Debian: apt-get install
 // libopenblas0 or libopenblas-dev) and falls back to gonum when it is missing; Name says which is
@@ -19,4 +21,12 @@ func DgemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb 
 		return
 	}
 	dgemmNT(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// SgemmNT is DgemmNT in single precision.
+func SgemmNT(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if m == 0 || n == 0 {
+		return
+	}
+	sgemmNT(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }

@@ -81,3 +81,50 @@ func BenchmarkDgemmNT(b *testing.B) {
 		}
 	}
 }
+
+// TestSgemmNTExactIntegers: on small integers whose partial sums stay below 2²⁴ the single
+// precision product is exact, which is what package neighbors relies on. The entries lie in
+// [−128, 127] and k = 717 (MNIST's varying columns), so |partial sums| ≤ 717·128² < 2²⁴.
+func TestSgemmNTExactIntegers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const m, n, k = 37, 300, 717
+	a := make([]float32, m*k)
+	b := make([]float32, n*k)
+	for i := range a {
+		a[i] = float32(rng.IntN(256) - 128)
+	}
+	for i := range b {
+		b[i] = float32(rng.IntN(256) - 128)
+	}
+	c := make([]float32, m*n)
+	SgemmNT(m, n, k, -2, a, k, b, k, 0, c, n)
+	for i := 0; i < m; i++ {
+		for j := 0; j < n; j++ {
+			var s int64
+			for l := 0; l < k; l++ {
+				s += int64(a[i*k+l]) * int64(b[j*k+l])
+			}
+			if float64(c[i*n+j]) != float64(-2*s) {
+				t.Fatalf("%s: C[%d,%d] = %v, want %d", Name, i, j, c[i*n+j], -2*s)
+			}
+		}
+	}
+}
+
+// BenchmarkSgemmNT is BenchmarkDgemmNT in single precision.
+func BenchmarkSgemmNT(b *testing.B) {
+	const n, m, k = 4096, 256, 784
+	b.Run(fmt.Sprintf("%s/m=%d/n=%d", Name, m, n), func(b *testing.B) {
+		rng := rand.New(rand.NewPCG(1, 2))
+		x := make([]float32, n*k)
+		for i := range x {
+			x[i] = float32(rng.IntN(256))
+		}
+		c := make([]float32, m*n)
+		b.ResetTimer()
+		for b.Loop() {
+			SgemmNT(m, n, k, 1, x, k, x, k, 0, c, n)
+		}
+		b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+	})
+}

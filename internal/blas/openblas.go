@@ -13,7 +13,11 @@ typedef void (*dgemm_fn)(int, int, int, int, int, int, double, const double *, i
 typedef void (*threads_fn)(int);
 typedef char *(*name_fn)(void);
 
+typedef void (*sgemm_fn)(int, int, int, int, int, int, float, const float *, int,
+                         const float *, int, float, float *, int);
+
 static dgemm_fn dgemm_p;
+static sgemm_fn sgemm_p;
 static name_fn corename_p;
 
 // load opens OpenBLAS. Its DYNAMIC_ARCH build picks kernels from the CPU model number and falls
@@ -38,9 +42,10 @@ static int load(void) {
 	if (set) unsetenv("OPENBLAS_CORETYPE");
 	if (h == NULL) return 1;
 	dgemm_p = (dgemm_fn)dlsym(h, "cblas_dgemm");
+	sgemm_p = (sgemm_fn)dlsym(h, "cblas_sgemm");
 	threads_fn th = (threads_fn)dlsym(h, "openblas_set_num_threads");
 	corename_p = (name_fn)dlsym(h, "openblas_get_corename");
-	if (dgemm_p == NULL) return 2;
+	if (dgemm_p == NULL || sgemm_p == NULL) return 2;
 	if (th != NULL) th(1);
 	return 0;
 }
@@ -51,6 +56,11 @@ static void dgemm_nt(int m, int n, int k, double alpha, const double *a, int lda
                      const double *b, int ldb, double beta, double *c, int ldc) {
 	dgemm_p(101, 111, 112, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
 }
+
+static void sgemm_nt(int m, int n, int k, float alpha, const float *a, int lda,
+                     const float *b, int ldb, float beta, float *c, int ldc) {
+	sgemm_p(101, 111, 112, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc);
+}
 */
 import "C"
 
@@ -58,6 +68,7 @@ import (
 	"unsafe"
 
 	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas32"
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
@@ -88,4 +99,17 @@ func dgemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb 
 	}
 	C.dgemm_nt(C.int(m), C.int(n), C.int(k), C.double(alpha), (*C.double)(unsafe.Pointer(&a[0])), C.int(lda),
 		(*C.double)(unsafe.Pointer(&b[0])), C.int(ldb), C.double(beta), (*C.double)(unsafe.Pointer(&c[0])), C.int(ldc))
+}
+
+func sgemmNT(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb int, beta float32, c []float32, ldc int) {
+	if !loaded {
+		blas32.Implementation().Sgemm(blas.NoTrans, blas.Trans, m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	if lda < max(1, k) || ldb < max(1, k) || ldc < max(1, n) ||
+		len(a) < (m-1)*lda+k || len(b) < (n-1)*ldb+k || len(c) < (m-1)*ldc+n {
+		panic("blas: SgemmNT: slice too short for the stated dimensions")
+	}
+	C.sgemm_nt(C.int(m), C.int(n), C.int(k), C.float(alpha), (*C.float)(unsafe.Pointer(&a[0])), C.int(lda),
+		(*C.float)(unsafe.Pointer(&b[0])), C.int(ldb), C.float(beta), (*C.float)(unsafe.Pointer(&c[0])), C.int(ldc))
 }

@@ -1,0 +1,177 @@
+package neighbors
+
+import (
+	"context"
+	"math"
+	"sync"
+	"sync/atomic"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/internal/blas"
+)
+
+// meanChunk is the number of columns one task of MeanDistance handles against a block of rows.
+const meanChunk = 2048
+
+// MeanDistance returns the mean Euclidean distance ‖x_i − x_j‖ over the n(n−1) ordered pairs
+// i ≠ j (0 when n < 2). Every unordered pair is computed once, so it costs half a pass of Rows; the
+// partial sums are added in a fixed order, so the result does not depend on the number of workers.
+func MeanDistance(ctx context.Context, x *mat.Dense, opt Options) (float64, error) {
+	n, d, err := check(x)
+	if err != nil {
+		return 0, err
+	}
+	if n < 2 {
+		return 0, nil
+	}
+	var src *source
+	if d > directMax {
+		src = prepare(x)
+	}
+	blockRows := blockRowsFor(n)
+	// tasks: (row block, first column), columns from the block's first row on.
+	type task struct{ lo, hi, c0, c1 int }
+	var tasks []task
+	for lo := 0; lo < n; lo += blockRows {
+		hi := min(lo+blockRows, n)
+		for c0 := lo; c0 < n; c0 += meanChunk {
+			tasks = append(tasks, task{lo, hi, c0, min(c0+meanChunk, n)})
+		}
+	}
+	sums := make([]float64, len(tasks))
+	nw := min(opt.workers(), len(tasks))
+	var (
+		next     atomic.Int64
+		done     atomic.Int64
+		errOnce  sync.Once
+		firstErr error
+		wg       sync.WaitGroup
+	)
+	for w := 0; w < nw; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var prod []float64
+			var prod32 []float32
+			if src != nil {
+				if src.f32 != nil {
+					prod32 = make([]float32, blockRows*meanChunk)
+				} else {
+					prod = make([]float64, blockRows*meanChunk)
+				}
+			}
+			for {
+				t := int(next.Add(1) - 1)
+				if t >= len(tasks) {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					errOnce.Do(func() { firstErr = err })
+					return
+				}
+				tk := tasks[t]
+				nc := tk.c1 - tk.c0
+				var s float64
+				switch {
+				case src == nil:
+					s = directSum(x, tk.lo, tk.hi, tk.c0, tk.c1)
+				case src.f32 != nil:
+					dc := src.cols
+					blas.SgemmNT(tk.hi-tk.lo, nc, dc, 1, src.f32[tk.lo*dc:], dc, src.f32[tk.c0*dc:], dc, 0, prod32, nc)
+					for i := tk.lo; i < tk.hi; i++ {
+						g := prod32[(i-tk.lo)*nc : (i-tk.lo+1)*nc]
+						j0 := max(tk.c0, i+1)
+						s += sqrtSum32(src.sq[i], src.sq[j0:tk.c1], g[j0-tk.c0:])
+					}
+				default:
+					dc := src.cols
+					blas.DgemmNT(tk.hi-tk.lo, nc, dc, 1, src.f64[tk.lo*dc:], dc, src.f64[tk.c0*dc:], dc, 0, prod, nc)
+					for i := tk.lo; i < tk.hi; i++ {
+						g := prod[(i-tk.lo)*nc : (i-tk.lo+1)*nc]
+						j0 := max(tk.c0, i+1)
+						s += sqrtSum64(src.sq[i], src.sq[j0:tk.c1], g[j0-tk.c0:])
+					}
+				}
+				sums[t] = s
+				opt.Progress.Report("mean distance", int(done.Add(1)), len(tasks))
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return 0, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	var total float64
+	for _, s := range sums {
+		total += s
+	}
+	return 2 * total / (float64(n) * float64(n-1)), nil
+}
+
+// sqrtSum32 returns Σ_j sqrt(max(si + sq[j] − 2·g[j], 0)).
+func sqrtSum32(si float64, sq []float64, g []float32) float64 {
+	g = g[:len(sq)]
+	var a, b float64
+	j := 0
+	for ; j+1 < len(sq); j += 2 {
+		a += math.Sqrt(max(si+sq[j]-2*float64(g[j]), 0))
+		b += math.Sqrt(max(si+sq[j+1]-2*float64(g[j+1]), 0))
+	}
+	if j < len(sq) {
+		a += math.Sqrt(max(si+sq[j]-2*float64(g[j]), 0))
+	}
+	return a + b
+}
+
+// sqrtSum64 is sqrtSum32 for double precision products.
+func sqrtSum64(si float64, sq []float64, g []float64) float64 {
+	g = g[:len(sq)]
+	var a, b float64
+	j := 0
+	for ; j+1 < len(sq); j += 2 {
+		a += math.Sqrt(max(si+sq[j]-2*g[j], 0))
+		b += math.Sqrt(max(si+sq[j+1]-2*g[j+1], 0))
+	}
+	if j < len(sq) {
+		a += math.Sqrt(max(si+sq[j]-2*g[j], 0))
+	}
+	return a + b
+}
+
+// directSum returns Σ ‖x_i − x_j‖ over rows lo ≤ i < hi and columns max(c0, i+1) ≤ j < c1 by
+// plain loops.
+func directSum(x *mat.Dense, lo, hi, c0, c1 int) float64 {
+	_, d := x.Dims()
+	var s float64
+	for i := lo; i < hi; i++ {
+		xi := x.RawRowView(i)
+		j0 := max(c0, i+1)
+		if d == 2 {
+			a, b := xi[0], xi[1]
+			var s0, s1 float64
+			j := j0
+			for ; j+1 < c1; j += 2 {
+				p, q := x.RawRowView(j), x.RawRowView(j+1)
+				t, u := p[0]-a, p[1]-b
+				v, w := q[0]-a, q[1]-b
+				s0 += math.Sqrt(t*t + u*u)
+				s1 += math.Sqrt(v*v + w*w)
+			}
+			if j < c1 {
+				p := x.RawRowView(j)
+				t, u := p[0]-a, p[1]-b
+				s0 += math.Sqrt(t*t + u*u)
+			}
+			s += s0 + s1
+			continue
+		}
+		for j := j0; j < c1; j++ {
+			s += math.Sqrt(dist2(xi, x.RawRowView(j)))
+		}
+	}
+	return s
+}
