@@ -1,0 +1,192 @@
+//go:build openblas && cgo
+
+package blas
+
+/*
+#cgo CFLAGS: -O2
+#cgo LDFLAGS: -lm
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+// expneg returns e^(−t) for 0 ≤ t ≤ 708: t = k·ln2 + r, |r| ≤ ln2/2, e^(−r) by its Taylor
+// polynomial of degree 13 (remainder below 4e-18), times 2^(−k) built from the exponent bits.
+static double expneg(double t) {
+	double k = __builtin_nearbyint(t * 1.4426950408889634);
+	double r = (k * 6.93147180369123816490e-01 - t) + k * 1.90821492927058770002e-10;
+	double p = 1.0 / 6227020800.0;
+	p = p * r + 1.0 / 479001600.0;
+	p = p * r + 1.0 / 39916800.0;
+	p = p * r + 1.0 / 3628800.0;
+	p = p * r + 1.0 / 362880.0;
+	p = p * r + 1.0 / 40320.0;
+	p = p * r + 1.0 / 5040.0;
+	p = p * r + 1.0 / 720.0;
+	p = p * r + 1.0 / 120.0;
+	p = p * r + 1.0 / 24.0;
+	p = p * r + 1.0 / 6.0;
+	p = p * r + 0.5;
+	p = p * r + 1.0;
+	p = p * r + 1.0;
+	uint64_t bits = (uint64_t)(1023 - (int64_t)k) << 52;
+	double scale;
+	memcpy(&scale, &bits, 8);
+	return p * scale;
+}
+
+__attribute__((target("avx512f,avx512dq")))
+static inline __m512d expneg8(__m512d t) {
+	__m512d k = _mm512_roundscale_pd(_mm512_mul_pd(t, _mm512_set1_pd(1.4426950408889634)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	__m512d r = _mm512_fmadd_pd(k, _mm512_set1_pd(1.90821492927058770002e-10),
+	                            _mm512_fmsub_pd(k, _mm512_set1_pd(6.93147180369123816490e-01), t));
+	__m512d p = _mm512_set1_pd(1.0 / 6227020800.0);
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 479001600.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 39916800.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 3628800.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 362880.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 40320.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 5040.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 720.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 120.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 24.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0 / 6.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.5));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
+	__m512i ki = _mm512_cvtpd_epi64(k);
+	__m512i e = _mm512_slli_epi64(_mm512_sub_epi64(_mm512_set1_epi64(1023), ki), 52);
+	return _mm512_mul_pd(p, _mm512_castsi512_pd(e));
+}
+
+static int have512 = -1;
+
+static int use512(void) {
+	if (have512 < 0) {
+		__builtin_cpu_init();
+		have512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq");
+	}
+	return have512;
+}
+
+__attribute__((target("avx512f,avx512dq")))
+static void exp_sums512(const double *a, long n, double inv, double clamp, double tmin, double skip, double *zo, double *so) {
+	__m512d z = _mm512_setzero_pd(), s = _mm512_setzero_pd();
+	__m512d vinv = _mm512_set1_pd(inv), vcl = _mm512_set1_pd(clamp), vtm = _mm512_set1_pd(tmin), vsk = _mm512_set1_pd(skip);
+	long j = 0;
+	for (; j + 8 <= n; j += 8) {
+		__m512d t = _mm512_sub_pd(_mm512_min_pd(_mm512_mul_pd(_mm512_loadu_pd(a + j), vinv), vcl), vtm);
+		__mmask8 m = _mm512_cmp_pd_mask(t, vsk, _CMP_LE_OQ);
+		__m512d w = _mm512_maskz_mov_pd(m, expneg8(_mm512_min_pd(t, vsk)));
+		z = _mm512_add_pd(z, w);
+		s = _mm512_fmadd_pd(w, _mm512_maskz_mov_pd(m, t), s);
+	}
+	double zz = _mm512_reduce_add_pd(z), ss = _mm512_reduce_add_pd(s);
+	for (; j < n; j++) {
+		double t = __builtin_fmin(a[j] * inv, clamp) - tmin;
+		if (t <= skip) {
+			double w = expneg(t);
+			zz += w;
+			ss += w * t;
+		}
+	}
+	*zo = zz;
+	*so = ss;
+}
+
+static void exp_sums(const double *a, long n, double inv, double clamp, double tmin, double skip, double *zo, double *so) {
+	if (use512()) {
+		exp_sums512(a, n, inv, clamp, tmin, skip, zo, so);
+		return;
+	}
+	double zz = 0, ss = 0;
+	for (long j = 0; j < n; j++) {
+		double t = __builtin_fmin(a[j] * inv, clamp) - tmin;
+		if (t <= skip) {
+			double w = expneg(t);
+			zz += w;
+			ss += w * t;
+		}
+	}
+	*zo = zz;
+	*so = ss;
+}
+
+__attribute__((target("avx512f,avx512dq")))
+static void kl_sums512(const double *a, const double *b, long n, double inv, double clamp, double pmin, double qmin, double skip, double *out) {
+	__m512d zp = _mm512_setzero_pd(), sp = _mm512_setzero_pd(), zq = _mm512_setzero_pd(), sq = _mm512_setzero_pd();
+	__m512d vinv = _mm512_set1_pd(inv), vcl = _mm512_set1_pd(clamp), vpm = _mm512_set1_pd(pmin), vqm = _mm512_set1_pd(qmin), vsk = _mm512_set1_pd(skip);
+	long j = 0;
+	for (; j + 8 <= n; j += 8) {
+		__m512d tp = _mm512_sub_pd(_mm512_min_pd(_mm512_mul_pd(_mm512_loadu_pd(a + j), vinv), vcl), vpm);
+		__m512d tq = _mm512_sub_pd(_mm512_min_pd(_mm512_mul_pd(_mm512_loadu_pd(b + j), vinv), vcl), vqm);
+		__mmask8 mp = _mm512_cmp_pd_mask(tp, vsk, _CMP_LE_OQ);
+		__mmask8 mq = _mm512_cmp_pd_mask(tq, vsk, _CMP_LE_OQ);
+		__m512d d = _mm512_sub_pd(tq, tp);
+		if (mp) {
+			__m512d w = _mm512_maskz_mov_pd(mp, expneg8(_mm512_min_pd(tp, vsk)));
+			zp = _mm512_add_pd(zp, w);
+			sp = _mm512_fmadd_pd(w, _mm512_maskz_mov_pd(mp, d), sp);
+		}
+		if (mq) {
+			__m512d w = _mm512_maskz_mov_pd(mq, expneg8(_mm512_min_pd(tq, vsk)));
+			zq = _mm512_add_pd(zq, w);
+			sq = _mm512_fnmadd_pd(w, _mm512_maskz_mov_pd(mq, d), sq);
+		}
+	}
+	double r[4] = {_mm512_reduce_add_pd(zp), _mm512_reduce_add_pd(sp), _mm512_reduce_add_pd(zq), _mm512_reduce_add_pd(sq)};
+	for (; j < n; j++) {
+		double tp = __builtin_fmin(a[j] * inv, clamp) - pmin;
+		double tq = __builtin_fmin(b[j] * inv, clamp) - qmin;
+		if (tp <= skip) {
+			double w = expneg(tp);
+			r[0] += w;
+			r[1] += w * (tq - tp);
+		}
+		if (tq <= skip) {
+			double w = expneg(tq);
+			r[2] += w;
+			r[3] += w * (tp - tq);
+		}
+	}
+	memcpy(out, r, sizeof r);
+}
+
+static void kl_sums(const double *a, const double *b, long n, double inv, double clamp, double pmin, double qmin, double skip, double *out) {
+	if (use512()) {
+		kl_sums512(a, b, n, inv, clamp, pmin, qmin, skip, out);
+		return;
+	}
+	double r[4] = {0, 0, 0, 0};
+	for (long j = 0; j < n; j++) {
+		double tp = __builtin_fmin(a[j] * inv, clamp) - pmin;
+		double tq = __builtin_fmin(b[j] * inv, clamp) - qmin;
+		if (tp <= skip) {
+			double w = expneg(tp);
+			r[0] += w;
+			r[1] += w * (tq - tp);
+		}
+		if (tq <= skip) {
+			double w = expneg(tq);
+			r[2] += w;
+			r[3] += w * (tp - tq);
+		}
+	}
+	memcpy(out, r, sizeof r);
+}
+*/
+import "C"
+
+import "unsafe"
+
+func expSums(a []float64, inv, clamp, tmin, skip float64) (z, s float64) {
+	var zo, so C.double
+	C.exp_sums((*C.double)(unsafe.Pointer(&a[0])), C.long(len(a)), C.double(inv), C.double(clamp), C.double(tmin), C.double(skip), &zo, &so)
+	return float64(zo), float64(so)
+}
+
+func klSums(a, b []float64, inv, clamp, pmin, qmin, skip float64) (zp, sp, zq, sq float64) {
+	var out [4]C.double
+	C.kl_sums((*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0])), C.long(len(a)), C.double(inv), C.double(clamp),
+		C.double(pmin), C.double(qmin), C.double(skip), &out[0])
+	return float64(out[0]), float64(out[1]), float64(out[2]), float64(out[3])
+}
