@@ -1,0 +1,161 @@
+package nerv
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/affinity"
+)
+
+func randDense(n, d int, seed uint64) *mat.Dense {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	x := mat.NewDense(n, d, nil)
+	for i := range n {
+		for j := range d {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
+}
+
+// testEvaluator builds an evaluator on n random 5-D points with σ_i calibrated to k_eff = 5, and a
+// random 2-D (or dim-D) layout.
+func testEvaluator(t *testing.T, n, dim int, lambda float64, student, cache bool, storage int64) (*evaluator, []float64) {
+	return testEvaluatorN(t, n, dim, lambda, student, false, cache, storage)
+}
+
+func testEvaluatorN(t *testing.T, n, dim int, lambda float64, student, normalise, cache bool, storage int64) (*evaluator, []float64) {
+	t.Helper()
+	x := randDense(n, 5, 1)
+	in, err := newInput(context.Background(), x, nil, storage, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := in.calibrate(context.Background(), 5, affinity.Exact, 2); err != nil {
+		t.Fatal(err)
+	}
+	ev := newEvaluator(in, dim, lambda, student, normalise, cache, 2)
+	t.Cleanup(ev.close)
+	// Anneal-like σ: larger than calibrated for half the rows, so the test covers both.
+	s2 := make([]float64, n)
+	for i, f := range in.final {
+		s2[i] = f * (1 + float64(i%2))
+	}
+	ev.setSigma(s2)
+	y := randDense(n, dim, 2).RawMatrix().Data
+	return ev, y
+}
+
+// The analytic gradients of NeRV (METHODS.md §2) and t-NeRV agree with central finite differences
+// of the cost, for several λ including 0 and 1 (SNE, t-SNE), in 2 and 3 dimensions, with cached
+// and streamed input probabilities and float32 storage.
+func TestGradientFiniteDifferences(t *testing.T) {
+	const n = 30
+	cases := []struct {
+		name    string
+		student bool
+		lambda  float64
+		dim     int
+		cache   bool
+		budget  int64
+		norm    bool
+	}{
+		{"nerv λ=0", false, 0, 2, true, 1 << 30, false},
+		{"nerv λ=0.1", false, 0.1, 2, false, 1 << 30, false},
+		{"nerv λ=0.5 3-D", false, 0.5, 3, true, 1 << 30, false},
+		{"sne λ=1", false, 1, 2, true, 1 << 30, false},
+		{"nerv λ=0.3 float32", false, 0.3, 2, false, 4 * n * n, false},
+		{"nerv λ=0.7 features", false, 0.7, 2, false, 1, false},
+		{"nerv λ=0.1 normalised", false, 0.1, 2, true, 1 << 30, true},
+		{"nerv λ=0.6 normalised 3-D", false, 0.6, 3, false, 1 << 30, true},
+		{"tnerv λ=0", true, 0, 2, true, 1 << 30, false},
+		{"tnerv λ=0.5 3-D", true, 0.5, 3, true, 1 << 30, false},
+		{"tsne λ=1", true, 1, 2, true, 1 << 30, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			ev, y := testEvaluatorN(t, n, c.dim, c.lambda, c.student, c.norm, c.cache, c.budget)
+			g := make([]float64, len(y))
+			scratch := make([]float64, len(y))
+			ev.eval(y, g)
+			const h = 1e-5
+			var maxErr, maxG float64
+			for k := range y {
+				orig := y[k]
+				y[k] = orig + h
+				fp, _, _ := ev.eval(y, scratch)
+				y[k] = orig - h
+				fm, _, _ := ev.eval(y, scratch)
+				y[k] = orig
+				fd := (fp - fm) / (2 * h)
+				maxErr = math.Max(maxErr, math.Abs(fd-g[k]))
+				maxG = math.Max(maxG, math.Abs(g[k]))
+			}
+			if maxG == 0 {
+				t.Fatal("gradient is zero")
+			}
+			if maxErr > 1e-6*maxG {
+				t.Errorf("max |analytic − finite difference| = %.3g (max |g| = %.3g)", maxErr, maxG)
+			}
+		})
+	}
+}
+
+// The cost equals the definition computed naively from dense P and Q: NeRV's per-point
+// Σ_i [λ KL(p_i‖q_i) + (1−λ) KL(q_i‖p_i)]/n.
+func TestCostDefinition(t *testing.T) {
+	const n = 25
+	for _, lam := range []float64{0, 0.4, 1} {
+		ev, y := testEvaluator(t, n, 2, lam, false, false, 1<<30)
+		g := make([]float64, len(y))
+		cost, prec, rec := ev.eval(y, g)
+		var wantP, wantR float64
+		buf := make([]float64, n)
+		for i := range n {
+			d := ev.in.row(i, buf)
+			var zp, zq float64
+			p, q := make([]float64, n), make([]float64, n)
+			for j := range n {
+				if j == i {
+					continue
+				}
+				e := math.Pow(y[2*i]-y[2*j], 2) + math.Pow(y[2*i+1]-y[2*j+1], 2)
+				p[j] = math.Exp(-d[j] / ev.s2[i])
+				q[j] = math.Exp(-e / ev.s2[i])
+				zp += p[j]
+				zq += q[j]
+			}
+			for j := range n {
+				if j == i {
+					continue
+				}
+				pj, qj := p[j]/zp, q[j]/zq
+				wantP += qj * math.Log(qj/pj)
+				wantR += pj * math.Log(pj/qj)
+			}
+		}
+		wantP /= n
+		wantR /= n
+		want := lam*wantR + (1-lam)*wantP
+		if math.Abs(cost-want) > 1e-10*math.Abs(want) || math.Abs(prec-wantP) > 1e-10*wantP || math.Abs(rec-wantR) > 1e-10*wantR {
+			t.Errorf("λ=%g: cost %.15g prec %.15g rec %.15g, definition %.15g %.15g %.15g", lam, cost, prec, rec, want, wantP, wantR)
+		}
+	}
+}
+
+// One cost-and-gradient evaluation allocates nothing, in every mode.
+func TestEvalAllocatesNothing(t *testing.T) {
+	for _, student := range []bool{false, true} {
+		for _, cache := range []bool{false, true} {
+			ev, y := testEvaluator(t, 200, 2, 0.3, student, cache, 1<<30)
+			g := make([]float64, len(y))
+			if a := testing.AllocsPerRun(20, func() { ev.eval(y, g) }); a != 0 {
+				t.Errorf("student=%v cache=%v: %v allocations per evaluation", student, cache, a)
+			}
+		}
+	}
+}

@@ -1,0 +1,386 @@
+package nerv
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"runtime"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
+
+	"lowdim"
+	"lowdim/affinity"
+	"lowdim/baseline/cmds"
+	"lowdim/dataset"
+	"lowdim/linproj"
+)
+
+// Variant selects the NeRV family member.
+type Variant int
+
+const (
+	// Gaussian is NeRV: per-point conditional p_j|i and q_j|i with the same σ_i in both spaces.
+	Gaussian Variant = iota
+	// StudentT is t-NeRV: joint p_ij = (p_j|i + p_i|j)/(2n) and a Student-t q_ij ∝ (1+e_ij)⁻¹.
+	StudentT
+)
+
+// Init selects the starting layout.
+type Init int
+
+const (
+	// InitPCA starts from the principal components of the features (classical MDS of a given
+	// distance matrix), divided by the mean input distance so both spaces share a scale.
+	InitPCA Init = iota
+	// InitRandom starts uniformly at random in the unit square (cube), from Seed.
+	InitRandom
+)
+
+// Default settings (the zero value of a field means these).
+const (
+	DefaultLambda       = 0.1 // dredviz's default: mostly precision
+	DefaultPerplexity   = 20  // effective number of neighbours k_eff
+	DefaultAnnealRounds = 10
+	DefaultAnnealSteps  = 2
+	DefaultIterations   = 200  // CG iterations after annealing, at most
+	DefaultTolerance    = 1e-5 // relative cost change over 3 iterations that stops the final CG
+	DefaultMemoryBudget = 2 << 30
+)
+
+// Embedder fits NeRV, t-NeRV, SNE or t-SNE (see the package documentation). The zero value is
+// NeRV with λ = 0.1 and 20 effective neighbours, PCA initialisation and the paper's annealing.
+type Embedder struct {
+	Variant Variant
+	// Lambda is λ ∈ [0, 1], the weight of recall (KL(p‖q)) against precision (KL(q‖p)); nil
+	// means DefaultLambda. λ = 1 is SNE (Gaussian) or t-SNE (StudentT).
+	Lambda *float64
+	// Perplexity is k_eff, the effective number of neighbours, 1 < k_eff < n−1; 0 means 20.
+	Perplexity float64
+	// Dim is the output dimension, 1..3 are sensible; 0 means 2.
+	Dim int
+	// Init is the starting layout; Start, if not nil (n×Dim), overrides it.
+	Init  Init
+	Start *mat.Dense
+	Seed  uint64
+	// Calibration of σ_i: affinity.Exact (default) or affinity.Dredviz (the authors' coarse
+	// golden-section search, whose neighbourhoods are those `lowdim eval` measures with).
+	Calibration affinity.Calibration
+	// Distances, if not nil, is the n×n input dissimilarity matrix used instead of Euclidean
+	// distances between the rows of the data (dredviz's --inputdist).
+	Distances mat.Matrix
+	// RawScale optimises the paper's cost on the output coordinates as they are. By default
+	// (false) NeRV and SNE divide the output distances by their mean, as the input's are: the
+	// cost is then scale-free and is exactly the smoothed precision/recall that package quality
+	// (and dredviz's klmeasure) report for the result. t-NeRV always uses raw coordinates.
+	RawScale bool
+	// AnnealRounds rounds of AnnealSteps CG iterations each shrink σ_i from half the input diameter
+	// to its calibrated value; 0 means 10 and 2. Set AnnealRounds < 0 to skip annealing.
+	AnnealRounds, AnnealSteps int
+	// Iterations caps the CG iterations after annealing (0 means 200); Tolerance is the relative
+	// cost change over 3 iterations below which they stop (0 means 1e-5).
+	Iterations int
+	Tolerance  float64
+	// MemoryBudget bounds the bytes of n×n tables (0 means 2 GiB): input distances are kept as
+	// float64, else float32, else recomputed from the features each evaluation; NeRV caches input
+	// probabilities only when they fit as well. t-NeRV needs its joint probabilities in memory.
+	MemoryBudget int64
+	Workers      int             // goroutines; 0 means runtime.NumCPU()
+	Progress     lowdim.Progress // receives ("nerv", iteration, total iterations)
+	Warn         func(string)    // receives warnings (duplicate rows); nil means silent
+}
+
+// Lambda returns a pointer to v, for Embedder.Lambda.
+func Lambda(v float64) *float64 { return &v }
+
+// Result is a fitted NeRV embedding. It is not parametric: new rows cannot be transformed.
+type Result struct {
+	Y *mat.Dense // n×Dim coordinates
+	// Cost is the final value of the optimised cost: per point for NeRV (as dredviz reports it),
+	// λ KL(p‖q) + (1−λ) KL(q‖p) of the joint distributions for t-NeRV.
+	Cost float64
+	// Precision and Recall are the two divergences at the end: mean KL(q_i‖p_i) and mean
+	// KL(p_i‖q_i) for NeRV (smoothed precision and recall losses at the calibrated σ_i), the joint
+	// KL(q‖p) and KL(p‖q) for t-NeRV.
+	Precision, Recall float64
+	Sigma2            []float64 // calibrated σ_i² on the mean-normalised scale
+	Iterations        int       // CG iterations in all
+	Evaluations       int       // cost-and-gradient evaluations in all
+	Storage           string    // how the input distances were kept
+}
+
+// Embedding returns the coordinates.
+func (r *Result) Embedding() *mat.Dense { return r.Y }
+
+func (e Embedder) lambda() float64 {
+	if e.Lambda == nil {
+		return DefaultLambda
+	}
+	return *e.Lambda
+}
+
+func (e Embedder) name() string {
+	l := e.lambda()
+	switch {
+	case e.Variant == StudentT && l == 1:
+		return "tsne"
+	case e.Variant == StudentT:
+		return "tnerv"
+	case l == 1:
+		return "sne"
+	}
+	return "nerv"
+}
+
+// Fit embeds d (its features, or e.Distances) and returns a *Result.
+func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
+	return e.fit(ctx, d)
+}
+
+func (e Embedder) fit(ctx context.Context, d *dataset.Set) (*Result, error) {
+	who := e.name()
+	lam := e.lambda()
+	if math.IsNaN(lam) || lam < 0 || lam > 1 {
+		return nil, dataset.Invalidf("%s: λ = %g is outside [0, 1]", who, lam)
+	}
+	dim := e.Dim
+	if dim == 0 {
+		dim = 2
+	}
+	if dim < 1 {
+		return nil, dataset.Invalidf("%s: output dimension %d is not positive", who, dim)
+	}
+	k := e.Perplexity
+	if k == 0 {
+		k = DefaultPerplexity
+	}
+	budget := e.MemoryBudget
+	if budget == 0 {
+		budget = DefaultMemoryBudget
+	}
+	workers := e.Workers
+	if workers <= 0 {
+		workers = runtime.NumCPU()
+	}
+	var x *mat.Dense
+	if d != nil {
+		x = d.X
+	}
+	if e.Distances == nil && x == nil {
+		return nil, dataset.Invalidf("%s: no data", who)
+	}
+	n := 0
+	if e.Distances != nil {
+		n, _ = e.Distances.Dims()
+	} else {
+		n, _ = x.Dims()
+	}
+	if n < 3 {
+		return nil, dataset.Invalidf("%s: needs at least 3 points, have %d", who, n)
+	}
+	if math.IsNaN(k) || k <= 1 || k >= float64(n-1) {
+		return nil, dataset.Invalidf("%s: %g effective neighbours: expected more than 1 and fewer than n−1 = %d (the other points)", who, k, n-1)
+	}
+	if e.Variant == StudentT && bytesFor(store64, n)*2 > budget {
+		return nil, dataset.Invalidf("%s: n = %d needs %s for the joint probabilities, above the memory budget of %s", who, n, describe(2*bytesFor(store64, n)), describe(budget))
+	}
+	in, err := newInput(ctx, x, e.Distances, budget, workers)
+	if err != nil {
+		return nil, err
+	}
+	if in.dups > 0 && e.Warn != nil {
+		e.Warn(fmt.Sprintf("%s: %d pairs of points are at distance 0 (duplicate rows): each is the other's nearest neighbour with equal probability; NeRV will pull them together", who, in.dups))
+	}
+	if err := in.calibrate(ctx, k, e.Calibration, workers); err != nil {
+		return nil, err
+	}
+	y, err := e.start(ctx, x, in, dim)
+	if err != nil {
+		return nil, err
+	}
+	cache := e.Variant == Gaussian && bytesFor(store64, n)*2+bytesFor(in.how, n) <= budget
+	ev := newEvaluator(in, dim, lam, e.Variant == StudentT, !e.RawScale, cache, workers)
+	defer ev.close()
+
+	res := &Result{Sigma2: in.final, Storage: in.how.String()}
+	opt := &optimizer{ev: ev, ctx: ctx, res: res, progress: e.Progress}
+	rounds, steps := e.AnnealRounds, e.AnnealSteps
+	if rounds == 0 {
+		rounds = DefaultAnnealRounds
+	}
+	if steps <= 0 {
+		steps = DefaultAnnealSteps
+	}
+	if rounds < 0 {
+		rounds = 0
+	}
+	iters := e.Iterations
+	if iters <= 0 {
+		iters = DefaultIterations
+	}
+	tol := e.Tolerance
+	if tol <= 0 {
+		tol = DefaultTolerance
+	}
+	opt.total = rounds*steps + iters
+	s2 := make([]float64, n)
+	r0 := in.maxD / 2
+	for round := range rounds {
+		r := r0 * (1 - float64(round)/float64(rounds))
+		for i, f := range in.final {
+			s2[i] = math.Max(2*r*r, f)
+		}
+		ev.setSigma(s2)
+		if err := opt.minimize(y, steps, 0); err != nil {
+			return nil, err
+		}
+	}
+	ev.setSigma(in.final)
+	if err := opt.minimize(y, iters, tol); err != nil {
+		return nil, err
+	}
+	grad := make([]float64, len(y))
+	res.Cost, res.Precision, res.Recall = ev.eval(y, grad)
+	res.Evaluations++
+	res.Y = mat.NewDense(n, dim, y)
+	return res, nil
+}
+
+// start returns the initial layout, row-major.
+func (e Embedder) start(ctx context.Context, x *mat.Dense, in *input, dim int) ([]float64, error) {
+	n := in.n
+	y := make([]float64, n*dim)
+	switch {
+	case e.Start != nil:
+		r, c := e.Start.Dims()
+		if r != n || c != dim {
+			return nil, dataset.Invalidf("%s: the starting layout is %d×%d, expected %d×%d", e.name(), r, c, n, dim)
+		}
+		for i := range n {
+			copy(y[i*dim:], e.Start.RawRowView(i))
+		}
+		return y, nil
+	case e.Init == InitRandom:
+		rng := rand.New(rand.NewPCG(e.Seed, 0x6e657276))
+		for k := range y {
+			y[k] = rng.Float64()
+		}
+		return y, nil
+	}
+	var m lowdim.Model
+	var err error
+	if e.Distances != nil {
+		m, err = cmds.FromDistances(ctx, e.Distances, dim)
+	} else {
+		if _, h := x.Dims(); h < dim {
+			return nil, dataset.Invalidf("%s: %d features cannot start a %d-dimensional PCA layout; use random initialisation", e.name(), h, dim)
+		}
+		m, err = linproj.PCA{Dim: dim}.Fit(ctx, &dataset.Set{X: x})
+	}
+	if err != nil {
+		return nil, err
+	}
+	p := m.Embedding()
+	s := 1 / in.mean
+	for i := range n {
+		for c, v := range p.RawRowView(i) {
+			y[i*dim+c] = v * s
+		}
+	}
+	return y, nil
+}
+
+// optimizer runs gonum's nonlinear conjugate gradient on the evaluator, caching the gradient
+// computed together with each cost.
+type optimizer struct {
+	ev       *evaluator
+	ctx      context.Context
+	res      *Result
+	progress lowdim.Progress
+	done     int
+	total    int
+
+	lastX, lastG []float64
+	lastF        float64
+	valid        bool
+}
+
+func (o *optimizer) evaluate(x []float64) {
+	if o.valid && equal(x, o.lastX) {
+		return
+	}
+	if o.lastX == nil {
+		o.lastX, o.lastG = make([]float64, len(x)), make([]float64, len(x))
+	}
+	copy(o.lastX, x)
+	o.lastF, _, _ = o.ev.eval(o.lastX, o.lastG)
+	o.valid = true
+	o.res.Evaluations++
+}
+
+func equal(a, b []float64) bool {
+	for i, v := range a {
+		if b[i] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// minimize runs at most iters CG iterations from y (updated in place). tol > 0 stops earlier
+// when the cost has changed by less than tol relative over 3 iterations.
+func (o *optimizer) minimize(y []float64, iters int, tol float64) error {
+	o.valid = false // σ may have changed
+	p := optimize.Problem{
+		Func: func(x []float64) float64 { o.evaluate(x); return o.lastF },
+		Grad: func(g, x []float64) { o.evaluate(x); copy(g, o.lastG) },
+		Status: func() (optimize.Status, error) {
+			if err := o.ctx.Err(); err != nil {
+				return optimize.Failure, err
+			}
+			return optimize.NotTerminated, nil
+		},
+	}
+	settings := &optimize.Settings{
+		MajorIterations: iters,
+		Converger:       optimize.NeverTerminate{},
+		Recorder:        o,
+	}
+	if tol > 0 {
+		settings.Converger = &optimize.FunctionConverge{Relative: tol, Iterations: 3}
+	}
+	r, err := optimize.Minimize(p, y, settings, &optimize.CG{})
+	if cerr := o.ctx.Err(); cerr != nil {
+		return cerr
+	}
+	if r == nil {
+		return fmt.Errorf("nerv: optimisation failed: %w", err)
+	}
+	if err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure) && !isBenign(err) {
+		return fmt.Errorf("nerv: optimisation failed: %w", err)
+	}
+	copy(y, r.X)
+	return nil
+}
+
+// isBenign reports optimiser stops that leave a usable, improved point (the line search could
+// not improve further: the cost is flat to rounding).
+func isBenign(err error) bool {
+	var e optimize.ErrFunc
+	return !errors.As(err, &e)
+}
+
+// Init is called by gonum at the start of each Minimize.
+func (o *optimizer) Init() error { return nil }
+
+// Record counts major iterations for the progress report.
+func (o *optimizer) Record(_ *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
+	if op == optimize.MajorIteration {
+		o.done++
+		o.res.Iterations++
+		o.progress.Report("nerv", min(o.done, o.total), o.total)
+	}
+	return nil
+}
