@@ -7,12 +7,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"lowdim/affinity"
+	"lowdim/internal/blas"
 	"lowdim/neighbors"
 )
 
 // passWant selects what inputPass computes.
 type passWant struct {
-	trust, cont, pr, rank, mean bool
+	trust, cont, pr, rank, smooth bool
 }
 
 // passResult holds what inputPass computed.
@@ -20,30 +22,32 @@ type passResult struct {
 	trust, cont       []float64
 	prec, rec         []float64
 	rankPrec, rankRec float64
-	meanX, meanY      float64 // mean input and output distance over the n(n−1) ordered pairs
+	smPrec, smRec     float64
 }
 
 // worker holds one goroutine's accumulators and buffers.
 type worker struct {
-	tsum, csum      []float64
-	precSum, recSum []float64
-	rankP, rankR    float64
-	sumX, sumY      float64
-	heap            neighbors.TopK
-	inIdx           []int32
-	inD             []float64
-	rk              ranker
-	ranks           []int
-	relevant        []bool
-	rx, ry          []int32 // rank-based: rank of j in either space (0 = beyond the unclamped ranks)
-	topIdx          []int32
-	topD            []float64
-	outTop, inTop   []int32
+	tsum, csum []float64
+	hits       []int64 // hits[r-1]: Σ_i |relevant ∩ r nearest output neighbours|
+	heap       neighbors.TopK
+	inIdx      []int32
+	inD        []float64
+	rk         ranker
+	ranks      []int
+	relevant   []bool
+	// sorted rows (rank-based measures): order and rank (1..n−1) of every other point in either space
+	ordX, ordY []int32
+	rx, ry     []int32
+	bs         bucketSorter
+	// smoothed measures: rescaled rows and the σ search
+	a, b   []float64
+	search affinity.DredvizSearch
 }
 
 // inputPass streams the input distance rows once (with the matching output rows) and computes the
-// wanted measures. k is the neighbourhood size, mr the P/R curve length.
-func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, opt Options) (*passResult, error) {
+// wanted measures. k is the neighbourhood size, mr the P/R curve length; meanX and meanY (the mean
+// input and output distances) are needed by the smoothed measures only.
+func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, meanX, meanY float64, opt Options) (*passResult, error) {
 	n, _ := y.Dims()
 	var gOut *neighbors.Graph
 	if want.trust || want.pr {
@@ -64,6 +68,21 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, o
 	if want.rank {
 		rb = newRankBase(n, k)
 	}
+	sx, sy := 1/(meanX*meanX), 1/(meanY*meanY)
+	if meanX == 0 {
+		sx = 1
+	}
+	if meanY == 0 {
+		sy = 1
+	}
+	// Per-row losses, summed in row order at the end: the result does not depend on scheduling.
+	var rowSP, rowSR, rowRP, rowRR []float64
+	if want.smooth {
+		rowSP, rowSR = make([]float64, n), make([]float64, n)
+	}
+	if want.rank {
+		rowRP, rowRR = make([]float64, n), make([]float64, n)
+	}
 	nw := opt.workers()
 	ws := make([]*worker, nw)
 	for w := range ws {
@@ -72,66 +91,78 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, o
 			inIdx: make([]int32, k), inD: make([]float64, k), ranks: make([]int, max(k, 1)),
 		}
 		if want.pr {
-			wk.precSum, wk.recSum = make([]float64, mr), make([]float64, mr)
+			wk.hits = make([]int64, mr)
 			wk.relevant = make([]bool, n)
 		}
 		if want.rank {
+			wk.ordX, wk.ordY = make([]int32, n-1), make([]int32, n-1)
 			wk.rx, wk.ry = make([]int32, n), make([]int32, n)
-			wk.topIdx, wk.topD = make([]int32, rb.r0), make([]float64, rb.r0)
-			wk.inTop, wk.outTop = make([]int32, rb.r0), make([]int32, rb.r0)
+		}
+		if want.smooth {
+			wk.a, wk.b = make([]float64, n-1), make([]float64, n-1)
 		}
 		ws[w] = wk
 	}
 	err := bothRows(ctx, x, y, opt, "input pass", func(w, i int, dx, dy []float64) error {
 		wk := ws[w]
-		if want.mean {
-			var sx, sy float64
-			for j := range dx {
-				sx += math.Sqrt(dx[j])
-				sy += math.Sqrt(dy[j])
-			}
-			wk.sumX += sx
-			wk.sumY += sy
-		}
-		if want.cont || want.pr {
-			wk.heap.Reset(k)
-			for j, v := range dx {
-				if j != i {
-					wk.heap.Push(v, int32(j))
+		if want.rank {
+			// Full orders of both rows: they give the ranks of the rank-based measures, and with
+			// them the input neighbours and every rank trustworthiness and continuity need.
+			wk.bs.sort(dx, i, wk.ordX, wk.rx)
+			wk.bs.sort(dy, i, wk.ordY, wk.ry)
+			copy(wk.inIdx, wk.ordX[:k])
+			if want.trust {
+				out, _ := gOut.Row(i)
+				for m, j := range out[:k] {
+					wk.ranks[m] = int(wk.rx[j])
 				}
+				accumulateTC(wk.tsum, wk.ranks[:k])
 			}
-			wk.heap.Sorted(wk.inIdx, wk.inD)
-		}
-		if want.trust {
-			out, _ := gOut.Row(i)
-			wk.rk.ranks(dx, i, out[:k], wk.ranks)
-			accumulateTC(wk.tsum, wk.ranks[:k])
-		}
-		if want.cont {
-			wk.rk.ranks(dy, i, wk.inIdx, wk.ranks)
-			accumulateTC(wk.csum, wk.ranks[:k])
+			if want.cont {
+				for m, j := range wk.inIdx {
+					wk.ranks[m] = int(wk.ry[j])
+				}
+				accumulateTC(wk.csum, wk.ranks[:k])
+			}
+			rowRP[i], rowRR[i] = rb.rowSorted(wk)
+		} else {
+			if want.cont || want.pr {
+				wk.heap.Reset(k)
+				for j, v := range dx {
+					if j != i {
+						wk.heap.Push(v, int32(j))
+					}
+				}
+				wk.heap.Sorted(wk.inIdx, wk.inD)
+			}
+			if want.trust {
+				out, _ := gOut.Row(i)
+				wk.rk.ranks(dx, i, out[:k], wk.ranks)
+				accumulateTC(wk.tsum, wk.ranks[:k])
+			}
+			if want.cont {
+				wk.rk.ranks(dy, i, wk.inIdx, wk.ranks)
+				accumulateTC(wk.csum, wk.ranks[:k])
+			}
 		}
 		if want.pr {
 			out, _ := gOut.Row(i)
 			for _, j := range wk.inIdx {
 				wk.relevant[j] = true
 			}
-			hits := 0
+			var hits int64
 			for r := 1; r <= mr; r++ {
 				if wk.relevant[out[r-1]] {
 					hits++
 				}
-				wk.precSum[r-1] += float64(hits) / float64(r)
-				wk.recSum[r-1] += float64(hits) / float64(k)
+				wk.hits[r-1] += hits
 			}
 			for _, j := range wk.inIdx {
 				wk.relevant[j] = false
 			}
 		}
-		if want.rank {
-			p, r := rb.row(wk, i, dx, dy)
-			wk.rankP += p
-			wk.rankR += r
+		if want.smooth {
+			rowSP[i], rowSR[i] = smoothedRow(wk, i, dx, dy, sx, sy, k)
 		}
 		return nil
 	})
@@ -163,34 +194,57 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, o
 	}
 	if want.pr {
 		res.prec, res.rec = make([]float64, mr), make([]float64, mr)
-		for _, wk := range ws {
-			for m := 0; m < mr; m++ {
-				res.prec[m] += wk.precSum[m]
-				res.rec[m] += wk.recSum[m]
-			}
-		}
 		for m := 0; m < mr; m++ {
-			res.prec[m] /= fn
-			res.rec[m] /= fn
+			var h int64
+			for _, wk := range ws {
+				h += wk.hits[m]
+			}
+			res.prec[m] = float64(h) / float64(m+1) / fn
+			res.rec[m] = float64(h) / float64(k) / fn
 		}
 	}
 	if want.rank {
-		for _, wk := range ws {
-			res.rankPrec += wk.rankP
-			res.rankRec += wk.rankR
+		for i := range rowRP {
+			res.rankPrec += rowRP[i]
+			res.rankRec += rowRR[i]
 		}
 		res.rankPrec /= fn * rb.worstPrec
 		res.rankRec /= fn * rb.worstRec
 	}
-	if want.mean {
-		for _, wk := range ws {
-			res.meanX += wk.sumX
-			res.meanY += wk.sumY
+	if want.smooth {
+		for i := range rowSP {
+			res.smPrec += rowSP[i]
+			res.smRec += rowSR[i]
 		}
-		res.meanX /= fn * (fn - 1)
-		res.meanY /= fn * (fn - 1)
+		res.smPrec /= fn
+		res.smRec /= fn
 	}
 	return res, nil
+}
+
+// smoothedRow returns KL(q_i‖p_i) and KL(p_i‖q_i) for row i given its squared input and output
+// distances and the squared rescaling factors sx, sy (see the package documentation).
+func smoothedRow(wk *worker, i int, dx, dy []float64, sx, sy float64, k int) (prec, rec float64) {
+	a, b := wk.a[:0], wk.b[:0]
+	amin, bmin := math.Inf(1), math.Inf(1)
+	for j := range dx {
+		if j != i {
+			u, v := dx[j]*sx, dy[j]*sy
+			a = append(a, u)
+			b = append(b, v)
+			amin = math.Min(amin, u)
+			bmin = math.Min(bmin, v)
+		}
+	}
+	inv := 1 / wk.search.Sigma2(a, amin, float64(k))
+	// Exponents t = min(d²/σ², 450) shifted by the row minimum (the normalisation cancels it).
+	minP, minQ := math.Min(amin*inv, affinity.MaxExp), math.Min(bmin*inv, affinity.MaxExp)
+	zp, sp, zq, sq := blas.KLSums(a, b, inv, affinity.MaxExp, minP, minQ, affinity.SkipExp)
+	lzp, lzq := math.Log(zp), math.Log(zq)
+	// log p_j = −tp_j − log Zp (shifted exponents), so KL(p‖q) = Σ p_j (tq_j − tp_j) + log Zq − log Zp.
+	rec = sp/zp + lzq - lzp
+	prec = sq/zq + lzp - lzq
+	return prec, rec
 }
 
 // accumulateTC adds, for every neighbourhood size kk = 1..len(r), Σ_{m<kk} max(0, r_m − kk) to

@@ -18,7 +18,7 @@ type Options struct {
 	KNN          int             // k of the k-NN classification error. 0 means 5
 	MaxRetrieved int             // P/R curves: retrieved 1..MaxRetrieved. 0 means 100
 	Workers      int             // goroutines; 0 means runtime.NumCPU()
-	Progress     lowdim.Progress // receives ("input pass", …), ("smoothed", …); may be nil
+	Progress     lowdim.Progress // receives ("mean distance", …), ("input pass", …); may be nil
 }
 
 func (o Options) neighbors() int {
@@ -91,9 +91,10 @@ func check(x, y *mat.Dense, k int) (int, error) {
 }
 
 // Evaluate computes every measure of the embedding y (n×D) of the data x (n×H). labels (may be
-// nil; −1 marks an unknown label) feed the k-NN error. It makes two passes over the input distance
-// rows (the first also yields the mean input distance that the smoothed measures need) and holds
-// O(n·(Neighbors+MaxRetrieved)) memory.
+// nil; −1 marks an unknown label) feed the k-NN error. It makes one pass over the unordered pairs
+// of input rows for the mean input distance that the smoothed measures rescale by, then one pass
+// over the full input distance rows for everything else, and holds O(n·(Neighbors+MaxRetrieved))
+// memory.
 func Evaluate(ctx context.Context, x, y *mat.Dense, labels []int, opt Options) (*Report, error) {
 	k := opt.neighbors()
 	n, err := check(x, y, k)
@@ -104,18 +105,19 @@ func Evaluate(ctx context.Context, x, y *mat.Dense, labels []int, opt Options) (
 		return nil, dataset.Invalidf("quality: %d labels for %d rows", len(labels), n)
 	}
 	mr := min(opt.maxRetrieved(), n-1)
-	pr, err := inputPass(ctx, x, y, passWant{trust: true, cont: true, pr: true, rank: true, mean: true}, k, mr, opt)
+	meanX, meanY, err := means(ctx, x, y, opt)
+	if err != nil {
+		return nil, err
+	}
+	pr, err := inputPass(ctx, x, y, passWant{trust: true, cont: true, pr: true, rank: true, smooth: true}, k, mr, meanX, meanY, opt)
 	if err != nil {
 		return nil, err
 	}
 	r := &Report{N: n, Neighbors: k,
 		Trustworthiness: pr.trust, Continuity: pr.cont,
+		SmoothedPrecisionLoss: pr.smPrec, SmoothedRecallLoss: pr.smRec,
 		RankPrecisionLoss: pr.rankPrec, RankRecallLoss: pr.rankRec,
 		MeanPrecision: pr.prec, MeanRecall: pr.rec}
-	r.SmoothedPrecisionLoss, r.SmoothedRecallLoss, err = smoothed(ctx, x, y, k, pr.meanX, pr.meanY, opt)
-	if err != nil {
-		return nil, err
-	}
 	if labels != nil {
 		e, err := KNNError(ctx, y, labels, opt)
 		if err == nil {
@@ -127,6 +129,20 @@ func Evaluate(ctx context.Context, x, y *mat.Dense, labels []int, opt Options) (
 	return r, nil
 }
 
+// means returns the mean input and output distances over the n(n−1) ordered pairs.
+func means(ctx context.Context, x, y *mat.Dense, opt Options) (meanX, meanY float64, err error) {
+	nopt := neighbors.Options{Workers: opt.workers(), Progress: func(_ string, done, total int) {
+		opt.Progress.Report("mean distance", done, total)
+	}}
+	if meanX, err = neighbors.MeanDistance(ctx, x, nopt); err != nil {
+		return 0, 0, err
+	}
+	if meanY, err = neighbors.MeanDistance(ctx, y, neighbors.Options{Workers: opt.workers()}); err != nil {
+		return 0, 0, err
+	}
+	return meanX, meanY, nil
+}
+
 // Trustworthiness returns T(k) for k = 1..opt.Neighbors (index k−1), as scikit-learn's
 // sklearn.manifold.trustworthiness and dredviz's measure define it.
 func Trustworthiness(ctx context.Context, x, y *mat.Dense, opt Options) ([]float64, error) {
@@ -134,7 +150,7 @@ func Trustworthiness(ctx context.Context, x, y *mat.Dense, opt Options) ([]float
 	if _, err := check(x, y, k); err != nil {
 		return nil, err
 	}
-	r, err := inputPass(ctx, x, y, passWant{trust: true}, k, 0, opt)
+	r, err := inputPass(ctx, x, y, passWant{trust: true}, k, 0, 0, 0, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -148,7 +164,7 @@ func Continuity(ctx context.Context, x, y *mat.Dense, opt Options) ([]float64, e
 	if _, err := check(x, y, k); err != nil {
 		return nil, err
 	}
-	r, err := inputPass(ctx, x, y, passWant{cont: true}, k, 0, opt)
+	r, err := inputPass(ctx, x, y, passWant{cont: true}, k, 0, 0, 0, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -164,7 +180,7 @@ func PRCurves(ctx context.Context, x, y *mat.Dense, opt Options) (precision, rec
 	if err != nil {
 		return nil, nil, err
 	}
-	r, err := inputPass(ctx, x, y, passWant{pr: true}, k, min(opt.maxRetrieved(), n-1), opt)
+	r, err := inputPass(ctx, x, y, passWant{pr: true}, k, min(opt.maxRetrieved(), n-1), 0, 0, opt)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -178,7 +194,7 @@ func RankBased(ctx context.Context, x, y *mat.Dense, opt Options) (precisionLoss
 	if _, err := check(x, y, k); err != nil {
 		return 0, 0, err
 	}
-	r, err := inputPass(ctx, x, y, passWant{rank: true}, k, 0, opt)
+	r, err := inputPass(ctx, x, y, passWant{rank: true}, k, 0, 0, 0, opt)
 	if err != nil {
 		return 0, 0, err
 	}
@@ -187,18 +203,22 @@ func RankBased(ctx context.Context, x, y *mat.Dense, opt Options) (precisionLoss
 
 // Smoothed returns the mean smoothed precision loss E_i[KL(q_i‖p_i)] and recall loss
 // E_i[KL(p_i‖q_i)] with opt.Neighbors effective neighbours (dredviz klmeasure's conventions; see the
-// package documentation). It makes two passes over the input distances: one for their mean, one
-// for the losses.
+// package documentation). It makes two passes over the input distances: one over the unordered
+// pairs for their mean, one over the rows for the losses.
 func Smoothed(ctx context.Context, x, y *mat.Dense, opt Options) (precisionLoss, recallLoss float64, err error) {
 	k := opt.neighbors()
 	if _, err := check(x, y, k); err != nil {
 		return 0, 0, err
 	}
-	r, err := inputPass(ctx, x, y, passWant{mean: true}, k, 0, opt)
+	meanX, meanY, err := means(ctx, x, y, opt)
 	if err != nil {
 		return 0, 0, err
 	}
-	return smoothed(ctx, x, y, k, r.meanX, r.meanY, opt)
+	r, err := inputPass(ctx, x, y, passWant{smooth: true}, k, 0, meanX, meanY, opt)
+	if err != nil {
+		return 0, 0, err
+	}
+	return r.smPrec, r.smRec, nil
 }
 
 // outRow fills row[j] = ‖y_i − y_j‖², summing coordinates in order (the same arithmetic as

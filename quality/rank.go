@@ -57,46 +57,30 @@ func newRankBase(n, k int) *rankBase {
 	return rb
 }
 
-// row returns the rank-based KL(q‖p) and KL(p‖q) of row i. Only points among the r0 nearest in
-// either space contribute: beyond that both distributions hold the same clamped value.
-func (rb *rankBase) row(wk *worker, i int, dx, dy []float64) (prec, rec float64) {
-	rb.top(wk, i, dx, wk.inTop, wk.rx)
-	rb.top(wk, i, dy, wk.outTop, wk.ry)
-	for _, j := range wk.inTop {
-		p, q := rb.add(wk.rx[j], wk.ry[j])
+// rowSorted returns the rank-based KL(q‖p) and KL(p‖q) of a row whose points are ordered in
+// wk.ordX, wk.ordY with ranks wk.rx, wk.ry. Only points among the r0 nearest in either space
+// contribute: beyond that both distributions hold the same clamped value.
+func (rb *rankBase) rowSorted(wk *worker) (prec, rec float64) {
+	r0 := int32(rb.r0)
+	clampRank := func(r int32) int32 {
+		if r > r0 {
+			return 0
+		}
+		return r
+	}
+	for m, j := range wk.ordX[:r0] {
+		p, q := rb.add(int32(m+1), clampRank(wk.ry[j]))
 		prec += p
 		rec += q
 	}
-	for _, j := range wk.outTop {
-		if wk.rx[j] == 0 { // not counted yet
-			p, q := rb.add(0, wk.ry[j])
+	for m, j := range wk.ordY[:r0] {
+		if wk.rx[j] > r0 { // not counted yet
+			p, q := rb.add(0, int32(m+1))
 			prec += p
 			rec += q
 		}
 	}
-	for _, j := range wk.inTop {
-		wk.rx[j] = 0
-	}
-	for _, j := range wk.outTop {
-		wk.ry[j] = 0
-	}
 	return prec, rec
-}
-
-// top puts the r0 nearest points of row i (by distance, then index) into dst and records their
-// ranks 1..r0 in rank.
-func (rb *rankBase) top(wk *worker, i int, d []float64, dst, rank []int32) {
-	wk.heap.Reset(rb.r0)
-	for j, v := range d {
-		if j != i {
-			wk.heap.Push(v, int32(j))
-		}
-	}
-	wk.heap.Sorted(wk.topIdx, wk.topD)
-	copy(dst, wk.topIdx)
-	for m, j := range dst {
-		rank[j] = int32(m + 1)
-	}
 }
 
 // add returns the terms q(log q − log p) and p(log p − log q) of a point with input rank rx and
