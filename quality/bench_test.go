@@ -2,6 +2,8 @@ package quality
 
 import (
 	"context"
+	"math"
+	"math/rand/v2"
 	"testing"
 )
 
@@ -48,3 +50,37 @@ func benchAll(b *testing.B, n int) {
 
 func BenchmarkN1000(b *testing.B)  { benchAll(b, 1000) }
 func BenchmarkN10000(b *testing.B) { benchAll(b, 10000) }
+
+// BenchmarkBucketSort orders rows of 70,000 squared distances shaped like MNIST's (sums of 50
+// squared Gaussians: concentrated) and like a 2-D embedding's (squared norms of 2-D Gaussians).
+func BenchmarkBucketSort(b *testing.B) {
+	const n = 70000
+	rng := rand.New(rand.NewPCG(1, 2))
+	shapes := map[string][]float64{"concentrated": make([]float64, n), "2-D": make([]float64, n)}
+	for j := 0; j < n; j++ {
+		var s float64
+		for range 50 {
+			v := rng.NormFloat64()
+			s += v * v
+		}
+		shapes["concentrated"][j] = s
+		u, v := rng.NormFloat64(), rng.NormFloat64()
+		shapes["2-D"][j] = u*u + v*v
+	}
+	for name, d := range shapes {
+		b.Run(name, func(b *testing.B) {
+			var s bucketSorter
+			ord, rank := make([]int32, n-1), make([]int32, n)
+			lo, hi := math.Inf(1), math.Inf(-1)
+			for j, v := range d {
+				if j != 17 {
+					lo, hi = min(lo, v), max(hi, v)
+				}
+			}
+			for b.Loop() {
+				s.sort(d, 17, lo, hi, ord, rank)
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/elem")
+		})
+	}
+}

@@ -105,11 +105,15 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 	}
 	err := bothRows(ctx, x, y, opt, "input pass", func(w, i int, dx, dy []float64) error {
 		wk := ws[w]
+		var loX, hiX, loY, hiY float64
+		if want.rank || want.smooth {
+			loX, hiX, loY, hiY = rowRanges(wk, i, dx, dy, sx, sy, want.smooth)
+		}
 		if want.rank {
 			// Full orders of both rows: they give the ranks of the rank-based measures, and with
 			// them the input neighbours and every rank trustworthiness and continuity need.
-			wk.bs.sort(dx, i, wk.ordX, wk.rx)
-			wk.bs.sort(dy, i, wk.ordY, wk.ry)
+			wk.bs.sort(dx, i, loX, hiX, wk.ordX, wk.rx)
+			wk.bs.sort(dy, i, loY, hiY, wk.ordY, wk.ry)
 			copy(wk.inIdx, wk.ordX[:k])
 			if want.trust {
 				out, _ := gOut.Row(i)
@@ -162,7 +166,7 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 			}
 		}
 		if want.smooth {
-			rowSP[i], rowSR[i] = smoothedRow(wk, i, dx, dy, sx, sy, k)
+			rowSP[i], rowSR[i] = smoothedRow(wk, loX*sx, loY*sy, k)
 		}
 		return nil
 	})
@@ -222,20 +226,42 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 	return res, nil
 }
 
-// smoothedRow returns KL(q_i‖p_i) and KL(p_i‖q_i) for row i given its squared input and output
-// distances and the squared rescaling factors sx, sy (see the package documentation).
-func smoothedRow(wk *worker, i int, dx, dy []float64, sx, sy float64, k int) (prec, rec float64) {
-	a, b := wk.a[:0], wk.b[:0]
-	amin, bmin := math.Inf(1), math.Inf(1)
-	for j := range dx {
+// rowRanges returns the smallest and largest input and output distance of row i (the point itself
+// excluded) and, when fill is set, writes the rescaled rows dx·sx and dy·sy (without entry i) into
+// wk.a and wk.b — all in one sweep.
+func rowRanges(wk *worker, i int, dx, dy []float64, sx, sy float64, fill bool) (loX, hiX, loY, hiY float64) {
+	loX, loY = math.Inf(1), math.Inf(1)
+	hiX, hiY = math.Inf(-1), math.Inf(-1)
+	dy = dy[:len(dx)]
+	if !fill {
+		for j, u := range dx {
+			if j != i {
+				v := dy[j]
+				loX, hiX = min(loX, u), max(hiX, u)
+				loY, hiY = min(loY, v), max(hiY, v)
+			}
+		}
+		return loX, hiX, loY, hiY
+	}
+	a, b := wk.a[:len(dx)-1], wk.b[:len(dx)-1]
+	m := 0
+	for j, u := range dx {
 		if j != i {
-			u, v := dx[j]*sx, dy[j]*sy
-			a = append(a, u)
-			b = append(b, v)
-			amin = math.Min(amin, u)
-			bmin = math.Min(bmin, v)
+			v := dy[j]
+			loX, hiX = min(loX, u), max(hiX, u)
+			loY, hiY = min(loY, v), max(hiY, v)
+			a[m], b[m] = u*sx, v*sy
+			m++
 		}
 	}
+	return loX, hiX, loY, hiY
+}
+
+// smoothedRow returns KL(q_i‖p_i) and KL(p_i‖q_i) for the row rescaled into wk.a (input) and
+// wk.b (output), whose smallest entries are amin and bmin (see the package documentation).
+// Rescaling by a positive factor keeps the order, so amin = min(dx)·sx exactly.
+func smoothedRow(wk *worker, amin, bmin float64, k int) (prec, rec float64) {
+	a, b := wk.a, wk.b
 	inv := 1 / wk.search.Sigma2(a, amin, float64(k))
 	// Exponents t = min(d²/σ², 450) shifted by the row minimum (the normalisation cancels it).
 	minP, minQ := math.Min(amin*inv, affinity.MaxExp), math.Min(bmin*inv, affinity.MaxExp)

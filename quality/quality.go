@@ -225,12 +225,14 @@ func Smoothed(ctx context.Context, x, y *mat.Dense, opt Options) (precisionLoss,
 // package neighbors, so that ties agree with its k-NN graph).
 func outRow(y *mat.Dense, i int, row []float64) {
 	n, d := y.Dims()
+	raw := y.RawMatrix()
 	yi := y.RawRowView(i)
-	if d == 2 {
+	if d == 2 && raw.Stride == 2 {
 		a, b := yi[0], yi[1]
-		for j := 0; j < n; j++ {
-			yj := y.RawRowView(j)
-			t, u := yj[0]-a, yj[1]-b
+		data := raw.Data[:2*n]
+		row = row[:n]
+		for j := range row {
+			t, u := data[2*j]-a, data[2*j+1]-b
 			row[j] = t*t + u*u
 		}
 		return
