@@ -35,10 +35,8 @@ type worker struct {
 	rk         ranker
 	ranks      []int
 	relevant   []bool
-	// sorted rows (rank-based measures): order and rank (1..n−1) of every other point in either space
-	ordX, ordY []int32
-	rx, ry     []int32
-	bs         bucketSorter
+	// ordered rows (rank-based measures): the nearest points of either space and their ranks
+	ox, oy *rowOrder
 	// smoothed measures: rescaled rows and the σ search
 	a, b   []float64
 	search affinity.DredvizSearch
@@ -95,8 +93,7 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 			wk.relevant = make([]bool, n)
 		}
 		if want.rank {
-			wk.ordX, wk.ordY = make([]int32, n-1), make([]int32, n-1)
-			wk.rx, wk.ry = make([]int32, n), make([]int32, n)
+			wk.ox, wk.oy = newRowOrder(n), newRowOrder(n)
 		}
 		if want.smooth {
 			wk.a, wk.b = make([]float64, n-1), make([]float64, n-1)
@@ -110,21 +107,31 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 			loX, hiX, loY, hiY = rowRanges(wk, i, dx, dy, sx, sy, want.smooth)
 		}
 		if want.rank {
-			// Full orders of both rows: they give the ranks of the rank-based measures, and with
-			// them the input neighbours and every rank trustworthiness and continuity need.
-			wk.bs.sort(dx, i, loX, hiX, wk.ordX, wk.rx)
-			wk.bs.sort(dy, i, loY, hiY, wk.ordY, wk.ry)
-			copy(wk.inIdx, wk.ordX[:k])
+			// The r0 nearest points of both rows in order (beyond them ranks are clamped): they
+			// give the rank-based measures, the input neighbours and the ranks trustworthiness and
+			// continuity need (a neighbour ranked beyond r0 in the other space is counted apart).
+			need := max(rb.r0, k)
+			wk.ox.order(dx, i, loX, hiX, need)
+			wk.oy.order(dy, i, loY, hiY, need)
+			copy(wk.inIdx, wk.ox.ord[:k])
 			if want.trust {
 				out, _ := gOut.Row(i)
 				for m, j := range out[:k] {
-					wk.ranks[m] = int(wk.rx[j])
+					r := int(wk.ox.rankOf(j))
+					if r == 0 {
+						r = exactRank(dx, i, j)
+					}
+					wk.ranks[m] = r
 				}
 				accumulateTC(wk.tsum, wk.ranks[:k])
 			}
 			if want.cont {
 				for m, j := range wk.inIdx {
-					wk.ranks[m] = int(wk.ry[j])
+					r := int(wk.oy.rankOf(j))
+					if r == 0 {
+						r = exactRank(dy, i, j)
+					}
+					wk.ranks[m] = r
 				}
 				accumulateTC(wk.csum, wk.ranks[:k])
 			}

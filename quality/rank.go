@@ -57,24 +57,24 @@ func newRankBase(n, k int) *rankBase {
 	return rb
 }
 
-// rowSorted returns the rank-based KL(q‖p) and KL(p‖q) of a row whose points are ordered in
-// wk.ordX, wk.ordY with ranks wk.rx, wk.ry. Only points among the r0 nearest in either space
-// contribute: beyond that both distributions hold the same clamped value.
+// rowSorted returns the rank-based KL(q‖p) and KL(p‖q) of a row whose r0 nearest points of
+// either space are ordered in wk.ox and wk.oy. Only those points contribute: beyond r0 both
+// distributions hold the same clamped value.
 func (rb *rankBase) rowSorted(wk *worker) (prec, rec float64) {
 	r0 := int32(rb.r0)
-	clampRank := func(r int32) int32 {
+	clamped := func(r int32) int32 { // 0 (clamped) for unordered points and ranks beyond r0
 		if r > r0 {
 			return 0
 		}
 		return r
 	}
-	for m, j := range wk.ordX[:r0] {
-		p, q := rb.add(int32(m+1), clampRank(wk.ry[j]))
+	for m, j := range wk.ox.ord[:r0] {
+		p, q := rb.add(int32(m+1), clamped(wk.oy.rankOf(j)))
 		prec += p
 		rec += q
 	}
-	for m, j := range wk.ordY[:r0] {
-		if wk.rx[j] > r0 { // not counted yet
+	for m, j := range wk.oy.ord[:r0] {
+		if clamped(wk.ox.rankOf(j)) == 0 { // not counted yet
 			p, q := rb.add(0, int32(m+1))
 			prec += p
 			rec += q
