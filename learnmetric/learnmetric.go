@@ -36,6 +36,7 @@ import (
 
 	"lowdim"
 	"lowdim/dataset"
+	lblas "lowdim/internal/blas"
 	"lowdim/posterior"
 )
 
@@ -62,6 +63,7 @@ type Metric struct {
 	centers []float64 // G×H, shifted
 	halfSq  []float64 // G: ‖m_g‖²/2 of the shifted centres
 	beta    []float64 // G×K: row g is β_·g
+	betaT   []float64 // K×G: row c is β_c·
 }
 
 // New returns the learning metric of m.
@@ -75,7 +77,8 @@ func New(m *posterior.Mixture, opt Options) (*Metric, error) {
 	}
 	g, h, k := m.Dims()
 	lm := &Metric{pieces: opt.Pieces, g: g, h: h, k: k, s2: m.Width * m.Width,
-		shift: make([]float64, h), centers: make([]float64, g*h), halfSq: make([]float64, g), beta: make([]float64, g*k)}
+		shift: make([]float64, h), centers: make([]float64, g*h), halfSq: make([]float64, g), beta: make([]float64, g*k),
+		betaT: make([]float64, k*g)}
 	if lm.pieces == 0 {
 		lm.pieces = DefaultPieces
 	}
@@ -89,6 +92,7 @@ func New(m *posterior.Mixture, opt Options) (*Metric, error) {
 		lm.halfSq[j] = floats.Dot(c, c) / 2
 		for c := 0; c < k; c++ {
 			lm.beta[j*k+c] = beta.At(c, j)
+			lm.betaT[c*g+j] = beta.At(c, j)
 		}
 	}
 	return lm, nil
@@ -216,6 +220,126 @@ func (lm *Metric) LocalSquared(z, delta []float64) (float64, error) {
 	return l * l, nil
 }
 
+// pairBlock is the number of pairs whose midpoints go through one matrix product.
+const pairBlock = 64
+
+// blockWork is the scratch of one goroutine of Distances.
+type blockWork struct {
+	a, rho []float64 // G
+	rm     []float64 // 2·pairBlock·T × G: the rows r (first half) and r∘ε (second half)
+	pu     []float64 // 2·pairBlock·T × K: the products with β, p̂(c|z) then u_c
+	ebar   []float64 // pairBlock·T
+}
+
+func (lm *Metric) newBlockWork() *blockWork {
+	bt := pairBlock * lm.pieces
+	return &blockWork{a: make([]float64, lm.g), rho: make([]float64, lm.g),
+		rm: make([]float64, 2*bt*lm.g), pu: make([]float64, 2*bt*lm.k), ebar: make([]float64, bt)}
+}
+
+// block writes into out[i] the distance of the segment from a to b_i, for the pairs whose
+// products m_g·x are pa and the rows of pbs (ea, ebs: the per-row factors exp(m_g·x/(s²T)),
+// nil where they would leave the safe range). It is segment for many pairs at once: the
+// midpoints' weights r and r∘ε are stacked into one matrix and multiplied by β in a single
+// product. Along a segment a_g is linear in t, so the weights advance by
+// r_g ← r_g·ρ_g / Σ_g' r_g'·ρ_g' with ρ_g = exp(λ_g/T) = exp(m_g·x_b/(s²T)) / exp(m_g·x_a/(s²T)):
+// no exponential per midpoint; one is taken afresh only where a weight has fallen out of the
+// normal range (below 1e−290), where the recurrence would lose digits, or if a step overflows.
+func (lm *Metric) block(w *blockWork, pa, ea, pbs, ebs []float64, ebOK []bool, out []float64) {
+	g, k, T := lm.g, lm.k, lm.pieces
+	nb := len(out)
+	bt := nb * T
+	invT := 1 / float64(T)
+	inv := 1 / lm.s2
+	rows := 0
+	for i := 0; i < nb; i++ {
+		pb := pbs[i*g : i*g+g]
+		if ea != nil && ebOK[i] {
+			eb := ebs[i*g : i*g+g]
+			for j := range w.rho {
+				w.rho[j] = eb[j] / ea[j]
+			}
+		} else {
+			for j := range w.rho {
+				if l := (pb[j] - pa[j]) * inv * invT; math.Abs(l) < 700 {
+					w.rho[j] = math.Exp(l)
+				} else {
+					w.rho[j] = 0 // never advance: recompute
+				}
+			}
+		}
+		var logNorm float64 // r_g = exp(a_g(t) − logNorm)
+		var prev []float64
+		for piece := 0; piece < T; piece++ {
+			t := (float64(piece) + 0.5) * invT
+			r := w.rm[rows*g : rows*g+g]
+			z := 0.0
+			direct := piece == 0
+			if !direct {
+				for j, rj := range prev {
+					var e float64
+					if rj > 1e-290 && w.rho[j] != 0 {
+						e = rj * w.rho[j]
+					} else {
+						e = math.Exp(((1-t)*pa[j]+t*pb[j]-lm.halfSq[j])*inv - logNorm)
+					}
+					r[j] = e
+					z += e
+				}
+				direct = !(z > 0) || math.IsInf(z, 0)
+			}
+			if direct {
+				mx := math.Inf(-1)
+				for j, hs := range lm.halfSq {
+					v := ((1-t)*pa[j] + t*pb[j] - hs) * inv
+					w.a[j] = v
+					mx = math.Max(mx, v)
+				}
+				z = 0
+				for j, v := range w.a {
+					r[j] = math.Exp(v - mx)
+					z += r[j]
+				}
+				logNorm = mx
+			}
+			logNorm += math.Log(z)
+			invZ := 1 / z
+			re := w.rm[(bt+rows)*g : (bt+rows)*g+g]
+			var ebar float64
+			for j := range r {
+				rj := r[j] * invZ
+				r[j] = rj
+				re[j] = rj * (pb[j] - pa[j]) * invT // r_g ε_g with ε_g = m_g·Δ
+				ebar += re[j]
+			}
+			w.ebar[rows] = ebar
+			prev = r
+			rows++
+		}
+	}
+	// [P; U] = [R; R∘E]·β, (2·bt)×K, as dot products of length G with the rows of βᵀ.
+	// (OpenBLAS when built with -tags openblas, see lowdim/internal/blas.)
+	lblas.DgemmNT(2*bt, k, g, 1, w.rm, g, lm.betaT, g, 0, w.pu, k)
+	for i := 0; i < nb; i++ {
+		var sum float64
+		for piece := 0; piece < T; piece++ {
+			row := i*T + piece
+			p := w.pu[row*k : row*k+k]
+			u := w.pu[(bt+row)*k : (bt+row)*k+k]
+			ebar := w.ebar[row]
+			var q float64
+			for c, pc := range p {
+				if pc > 0 {
+					d := u[c]/pc - ebar
+					q += pc * d * d
+				}
+			}
+			sum += math.Sqrt(q)
+		}
+		out[i] = sum * inv
+	}
+}
+
 // Distances returns the n×n matrix of learning-metric distances between the rows of x
 // (n×H), each along the straight segment in opt.Pieces pieces. The pairs are split over
 // runtime.NumCPU() workers (rows handed out one at a time); ctx is checked between rows.
@@ -258,6 +382,21 @@ func (lm *Metric) Distances(ctx context.Context, x mat.Matrix, progress lowdim.P
 		blas64.General{Rows: g, Cols: h, Stride: h, Data: lm.centers},
 		0, blas64.General{Rows: n, Cols: g, Stride: g, Data: p})
 
+	// E = exp(P/(s²T)) per row, kept only for rows where it stays in a safe range.
+	ef := make([]float64, n*g)
+	eOK := make([]bool, n)
+	scale := 1 / (lm.s2 * float64(lm.pieces))
+	for i := 0; i < n; i++ {
+		eOK[i] = true
+		for j, v := range p[i*g : i*g+g] {
+			l := v * scale
+			if math.Abs(l) > 300 {
+				eOK[i] = false
+			}
+			ef[i*g+j] = math.Exp(l)
+		}
+	}
+
 	d := mat.NewSymDense(n, nil)
 	raw := d.RawSymmetric()
 	var next, done atomic.Int64
@@ -266,16 +405,20 @@ func (lm *Metric) Distances(ctx context.Context, x mat.Matrix, progress lowdim.P
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			w := lm.newWork()
+			w := lm.newBlockWork()
 			for {
 				a := int(next.Add(1) - 1)
 				if a >= n || ctx.Err() != nil {
 					return
 				}
-				pa := p[a*g : a*g+g]
 				out := raw.Data[a*raw.Stride : a*raw.Stride+n]
-				for b := a + 1; b < n; b++ {
-					out[b] = lm.segment(w, pa, p[b*g:b*g+g], lm.pieces)
+				for lo := a + 1; lo < n; lo += pairBlock {
+					hi := min(lo+pairBlock, n)
+					var ea []float64
+					if eOK[a] {
+						ea = ef[a*g : a*g+g]
+					}
+					lm.block(w, p[a*g:a*g+g], ea, p[lo*g:hi*g], ef[lo*g:hi*g], eOK[lo:hi], out[lo:hi])
 				}
 				progress.Report("learnmetric", int(done.Add(1)), n)
 			}
