@@ -113,7 +113,7 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 			need := max(rb.r0, k)
 			wk.ox.order(dx, i, loX, hiX, need)
 			wk.oy.order(dy, i, loY, hiY, need)
-			copy(wk.inIdx, wk.ox.ord[:k])
+			rowRP[i], rowRR[i] = rb.rowRanked(wk, i, n)
 			if want.trust {
 				out, _ := gOut.Row(i)
 				for m, j := range out[:k] {
@@ -135,7 +135,6 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 				}
 				accumulateTC(wk.csum, wk.ranks[:k])
 			}
-			rowRP[i], rowRR[i] = rb.rowSorted(wk)
 		} else {
 			if want.cont || want.pr {
 				wk.heap.Reset(k)

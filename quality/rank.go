@@ -57,25 +57,36 @@ func newRankBase(n, k int) *rankBase {
 	return rb
 }
 
-// rowSorted returns the rank-based KL(q‖p) and KL(p‖q) of a row whose r0 nearest points of
-// either space are ordered in wk.ox and wk.oy. Only those points contribute: beyond r0 both
+// rowRanked returns the rank-based KL(q‖p) and KL(p‖q) of row i, whose r0 nearest points of
+// either space are ranked in wk.ox and wk.oy, and puts its Neighbors nearest input points into
+// wk.inIdx. Only points ranked within r0 in either space contribute: beyond that both
 // distributions hold the same clamped value.
-func (rb *rankBase) rowSorted(wk *worker) (prec, rec float64) {
+func (rb *rankBase) rowRanked(wk *worker, i, n int) (prec, rec float64) {
 	r0 := int32(rb.r0)
-	clamped := func(r int32) int32 { // 0 (clamped) for unordered points and ranks beyond r0
-		if r > r0 {
-			return 0
+	k := int32(len(wk.inIdx))
+	ox, oy := wk.ox, wk.oy
+	bx, by := ox.bkt[:n], oy.bkt[:n]
+	rx, ry := ox.rank[:n], oy.rank[:n]
+	for j := range n {
+		if j == i {
+			continue
 		}
-		return r
-	}
-	for m, j := range wk.ox.ord[:r0] {
-		p, q := rb.add(int32(m+1), clamped(wk.oy.rankOf(j)))
-		prec += p
-		rec += q
-	}
-	for m, j := range wk.oy.ord[:r0] {
-		if clamped(wk.ox.rankOf(j)) == 0 { // not counted yet
-			p, q := rb.add(0, int32(m+1))
+		var a, b int32 // ranks, 0 when clamped
+		if bx[j] <= ox.cut {
+			if a = rx[j]; a <= k {
+				wk.inIdx[a-1] = int32(j)
+			}
+			if a > r0 {
+				a = 0
+			}
+		}
+		if by[j] <= oy.cut {
+			if b = ry[j]; b > r0 {
+				b = 0
+			}
+		}
+		if a != 0 || b != 0 {
+			p, q := rb.add(a, b)
 			prec += p
 			rec += q
 		}

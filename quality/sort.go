@@ -5,33 +5,33 @@ import (
 	"slices"
 )
 
-// rowOrder orders the nearest part of a distance row by (distance, index) in O(n) expected time:
-// a counting sort on about n/2 equal-width buckets between the row's extremes, then each bucket (a
-// handful of points, moved together with their distances) sorted by insertion — by pdqsort when
-// a bucket holds more than 48. Only the buckets up to the one holding the need-th nearest point
-// are moved and sorted.
+// rowOrder ranks the nearest part of a distance row by (distance, index) in O(n) expected time:
+// a counting sort on about n equal-width buckets between the row's extremes. A point alone in its
+// bucket (most points) gets its rank straight from the bucket counts; the points of a shared
+// bucket are moved together with their distances and sorted by insertion (by pdqsort when more
+// than 48 share one). Only the buckets up to the one holding the need-th nearest point are ranked.
 type rowOrder struct {
-	cnt  []int32
+	cnt  []int32  // bucket starts, then cursors
+	many []bool   // bucket holds more than one point
 	bkt  []uint32 // bucket of every point of the current row
 	keys []float64
-	ord  []int32 // ord[:m]: the m ≥ need nearest points, nearest first
-	rank []int32 // rank[j] = position in ord + 1, valid when bkt[j] ≤ cut
+	ord  []int32 // scratch: the points of shared buckets
+	rank []int32 // rank[j] (1 = nearest), valid when bkt[j] ≤ cut
 	cut  uint32
-	m    int
 }
 
 func newRowOrder(n int) *rowOrder {
-	nb := max(1<<bits.Len(uint(n/2)), 16)
-	return &rowOrder{cnt: make([]int32, nb+1), bkt: make([]uint32, n), keys: make([]float64, n),
-		ord: make([]int32, n), rank: make([]int32, n)}
+	nb := max(1<<bits.Len(uint(n)), 16)
+	return &rowOrder{cnt: make([]int32, nb+1), many: make([]bool, nb), bkt: make([]uint32, n),
+		keys: make([]float64, n), ord: make([]int32, n), rank: make([]int32, n)}
 }
 
-// order orders the points j ≠ i of the row d, at least its need nearest ones (need ≤ len(d)−1).
+// order ranks the points j ≠ i of the row d, at least its need nearest ones (need ≤ len(d)−1).
 // lo and hi are the smallest and largest d[j], j ≠ i.
 func (s *rowOrder) order(d []float64, i int, lo, hi float64, need int) {
 	n := len(d)
 	nb := len(s.cnt) - 1
-	cnt, bkt, keys, ord, rank := s.cnt, s.bkt[:n], s.keys[:n], s.ord[:n], s.rank[:n]
+	cnt, many, bkt, keys, ord, rank := s.cnt, s.many, s.bkt[:n], s.keys[:n], s.ord[:n], s.rank[:n]
 	clear(cnt)
 	scale := 0.0
 	if hi > lo {
@@ -43,63 +43,64 @@ func (s *rowOrder) order(d []float64, i int, lo, hi float64, need int) {
 		bkt[j] = b
 		cnt[b+1]++
 	}
-	cnt[bkt[i]+1]-- // the point itself is not ordered
+	cnt[bkt[i]+1]-- // the point itself is not ranked
 	bkt[i] = last + 1
 	cut := last
 	for b := 1; b <= nb; b++ {
-		cnt[b] += cnt[b-1]
+		c := cnt[b]
+		many[b-1] = c > 1
+		cnt[b] = c + cnt[b-1]
 		if int(cnt[b]) >= need && cut == last {
 			cut = uint32(b - 1)
 		}
 	}
+	// cnt[b] is now the start of bucket b; it becomes the cursor, then the end of b.
 	for j, b := range bkt {
 		if b <= cut {
 			p := cnt[b]
-			ord[p] = int32(j)
-			keys[p] = d[j]
 			cnt[b] = p + 1
+			if many[b] {
+				ord[p] = int32(j)
+				keys[p] = d[j]
+			} else {
+				rank[j] = p + 1
+			}
 		}
 	}
-	// Now bucket b ≤ cut spans ord[cnt[b-1]:cnt[b]] (cnt[-1] = 0), its points in increasing index.
 	start := int32(0)
-	for _, end := range cnt[:cut+1] {
-		switch m := end - start; {
-		case m == 1:
-			rank[ord[start]] = start + 1
-		case m > 1 && m <= 48:
+	for b, end := range cnt[:cut+1] {
+		if many[b] {
 			seg, ks := ord[start:end], keys[start:end]
-			for p := 1; p < len(seg); p++ {
-				j, v := seg[p], ks[p]
-				q := p
-				for ; q > 0 && ks[q-1] > v; q-- { // strict: equal distances keep index order
-					seg[q], ks[q] = seg[q-1], ks[q-1]
+			if len(seg) <= 48 { // points arrived in increasing index: insertion by distance keeps ties in index order
+				for p := 1; p < len(seg); p++ {
+					j, v := seg[p], ks[p]
+					q := p
+					for ; q > 0 && ks[q-1] > v; q-- {
+						seg[q], ks[q] = seg[q-1], ks[q-1]
+					}
+					seg[q], ks[q] = j, v
 				}
-				seg[q], ks[q] = j, v
+			} else {
+				slices.SortFunc(seg, func(x, y int32) int {
+					switch {
+					case d[x] < d[y]:
+						return -1
+					case d[x] > d[y]:
+						return 1
+					}
+					return int(x) - int(y)
+				})
 			}
-			for p, j := range seg {
-				rank[j] = start + int32(p) + 1
-			}
-		case m > 48:
-			seg := ord[start:end]
-			slices.SortFunc(seg, func(x, y int32) int {
-				switch {
-				case d[x] < d[y]:
-					return -1
-				case d[x] > d[y]:
-					return 1
-				}
-				return int(x) - int(y)
-			})
 			for p, j := range seg {
 				rank[j] = start + int32(p) + 1
 			}
 		}
 		start = end
 	}
-	s.cut, s.m = cut, int(start)
+	s.cut = cut
 }
 
-// rankOf returns the rank of j ≠ i (1 = nearest) when it lies among the ordered points, else 0.
+// rankOf returns the rank of j ≠ i (1 = nearest) when it lies among the ranked points, else 0.
 func (s *rowOrder) rankOf(j int32) int32 {
 	if s.bkt[j] <= s.cut {
 		return s.rank[j]

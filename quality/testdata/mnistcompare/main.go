@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -72,8 +73,9 @@ func run() error {
 		defer func() { pprof.StopCPUProfile(); f.Close() }()
 	}
 	t0 := time.Now()
+	st := &stages{start: t0}
 	if *all {
-		r, err := quality.Evaluate(ctx, x, y, labels, quality.Options{Neighbors: *k})
+		r, err := quality.Evaluate(ctx, x, y, labels, quality.Options{Neighbors: *k, Progress: st.report})
 		if err != nil {
 			return err
 		}
@@ -84,6 +86,7 @@ func run() error {
 		fmt.Printf("lowdim Evaluate n=%d: %.2fs T(%d)=%.12f C=%.12f smoothed P=%.6g R=%.6g rank P=%.6g R=%.6g PR(1)=%.6f/%.6f 5NN error=%s\n",
 			*n, time.Since(t0).Seconds(), *k, r.Trustworthiness[*k-1], r.Continuity[*k-1], r.SmoothedPrecisionLoss, r.SmoothedRecallLoss,
 			r.RankPrecisionLoss, r.RankRecallLoss, r.MeanPrecision[0], r.MeanRecall[0], knn)
+		fmt.Printf("stages: %s\n", st)
 	} else {
 		t, err := quality.Trustworthiness(ctx, x, y, quality.Options{Neighbors: *k})
 		if err != nil {
@@ -93,6 +96,38 @@ func run() error {
 	}
 	fmt.Printf("total wall %.2fs, peak RSS %s\n", time.Since(start).Seconds(), peakRSS())
 	return nil
+}
+
+// stages records when each stage of Evaluate reports first and last.
+type stages struct {
+	mu          sync.Mutex
+	start       time.Time
+	names       []string
+	first, last map[string]time.Duration
+}
+
+func (s *stages) report(stage string, done, total int) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.first == nil {
+		s.first, s.last = map[string]time.Duration{}, map[string]time.Duration{}
+	}
+	t := time.Since(s.start)
+	if _, ok := s.first[stage]; !ok {
+		s.first[stage] = t
+		s.names = append(s.names, stage)
+	}
+	s.last[stage] = t
+}
+
+func (s *stages) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var parts []string
+	for _, n := range s.names {
+		parts = append(parts, fmt.Sprintf("%s %.1f–%.1fs", n, s.first[n].Seconds(), s.last[n].Seconds()))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // load reads the first n images (pixel values 0..255) and their labels: training set first, then
