@@ -135,20 +135,21 @@ type source struct {
 // f32Limit bounds Σ_c max_i |x_ic|² for the exact single precision path.
 const f32Limit = 1 << 24
 
-// prepare builds the BLAS form of x (see source).
+// prepare builds the BLAS form of x (see source), reading the kept columns of x in place.
 func prepare(x *mat.Dense) *source {
-	xs := dropConstant(x)
-	n, d := xs.Dims()
+	n, _ := x.Dims()
+	keep := varyingColumns(x)
+	d := len(keep)
 	src := &source{cols: d, sq: make([]float64, n)}
-	if shift, bound, ok := integerShift(xs); ok {
+	if shift, bound, ok := integerShift(x, keep); ok {
 		if bound < f32Limit {
 			src.f32 = make([]float32, n*d)
 			for i := 0; i < n; i++ {
-				o := src.f32[i*d : (i+1)*d]
+				r, o := x.RawRowView(i), src.f32[i*d:(i+1)*d]
 				var s float64
-				for c, v := range xs.RawRowView(i) {
-					v -= shift[c]
-					o[c] = float32(v)
+				for m, c := range keep {
+					v := r[c] - shift[m]
+					o[m] = float32(v)
 					s += v * v
 				}
 				src.sq[i] = s
@@ -156,11 +157,11 @@ func prepare(x *mat.Dense) *source {
 		} else {
 			src.f64 = make([]float64, n*d)
 			for i := 0; i < n; i++ {
-				o := src.f64[i*d : (i+1)*d]
+				r, o := x.RawRowView(i), src.f64[i*d:(i+1)*d]
 				var s float64
-				for c, v := range xs.RawRowView(i) {
-					o[c] = v - shift[c]
-					s += o[c] * o[c]
+				for m, c := range keep {
+					o[m] = r[c] - shift[m]
+					s += o[m] * o[m]
 				}
 				src.sq[i] = s
 			}
@@ -168,20 +169,21 @@ func prepare(x *mat.Dense) *source {
 	} else {
 		mean := make([]float64, d)
 		for i := 0; i < n; i++ {
-			for k, v := range xs.RawRowView(i) {
-				mean[k] += v
+			r := x.RawRowView(i)
+			for m, c := range keep {
+				mean[m] += r[c]
 			}
 		}
-		for k := range mean {
-			mean[k] /= float64(n)
+		for m := range mean {
+			mean[m] /= float64(n)
 		}
 		src.f64 = make([]float64, n*d)
 		for i := 0; i < n; i++ {
-			o := src.f64[i*d : (i+1)*d]
+			r, o := x.RawRowView(i), src.f64[i*d:(i+1)*d]
 			var s float64
-			for k, v := range xs.RawRowView(i) {
-				o[k] = v - mean[k]
-				s += o[k] * o[k]
+			for m, c := range keep {
+				o[m] = r[c] - mean[m]
+				s += o[m] * o[m]
 			}
 			src.sq[i] = s
 		}
@@ -192,29 +194,34 @@ func prepare(x *mat.Dense) *source {
 	return src
 }
 
-// integerShift reports whether every entry of x is an integer of magnitude at most 2²⁴ and, after
-// subtracting from each column its integer midrange shift[c], every squared row norm stays below
-// 2⁵⁰ (so that all dot products and sums are exact in double precision). bound is
+// integerShift reports whether every kept entry of x is an integer of magnitude at most 2²⁴ and,
+// after subtracting from each kept column its integer midrange shift[m], every squared row norm
+// stays below 2⁵⁰ (so that all dot products and sums are exact in double precision). bound is
 // Σ_c max_i |x_ic − shift_c|², which bounds the magnitude of every partial dot product.
-func integerShift(x *mat.Dense) (shift []float64, bound float64, ok bool) {
-	n, d := x.Dims()
+func integerShift(x *mat.Dense, keep []int) (shift []float64, bound float64, ok bool) {
+	n, _ := x.Dims()
+	d := len(keep)
 	lo, hi := make([]float64, d), make([]float64, d)
-	copy(lo, x.RawRowView(0))
-	copy(hi, x.RawRowView(0))
+	r0 := x.RawRowView(0)
+	for m, c := range keep {
+		lo[m], hi[m] = r0[c], r0[c]
+	}
 	for i := 0; i < n; i++ {
-		for c, v := range x.RawRowView(i) {
+		r := x.RawRowView(i)
+		for m, c := range keep {
+			v := r[c]
 			if v != math.Trunc(v) || math.Abs(v) > 1<<24 {
 				return nil, 0, false
 			}
-			lo[c] = min(lo[c], v)
-			hi[c] = max(hi[c], v)
+			lo[m] = min(lo[m], v)
+			hi[m] = max(hi[m], v)
 		}
 	}
 	shift = make([]float64, d)
-	for c := range shift {
-		shift[c] = math.Floor((lo[c] + hi[c]) / 2)
-		m := max(hi[c]-shift[c], shift[c]-lo[c])
-		bound += m * m
+	for m := range shift {
+		shift[m] = math.Floor((lo[m] + hi[m]) / 2)
+		e := max(hi[m]-shift[m], shift[m]-lo[m])
+		bound += e * e
 	}
 	return shift, bound, bound < 1<<50
 }
@@ -352,9 +359,9 @@ func dist2(a, b []float64) float64 {
 	return s
 }
 
-// dropConstant returns x without the columns whose entries are all equal (x itself, when it is
-// contiguous and has none; at least one column is kept).
-func dropConstant(x *mat.Dense) *mat.Dense {
+// varyingColumns returns the columns of x whose entries are not all equal (at least one column is
+// kept: column 0 when all are constant).
+func varyingColumns(x *mat.Dense) []int {
 	n, d := x.Dims()
 	first := x.RawRowView(0)
 	varies := make([]bool, d)
@@ -374,17 +381,7 @@ func dropConstant(x *mat.Dense) *mat.Dense {
 	if len(keep) == 0 {
 		keep = []int{0}
 	}
-	if len(keep) == d && x.RawMatrix().Stride == d {
-		return x
-	}
-	xs := mat.NewDense(n, len(keep), nil)
-	for i := 0; i < n; i++ {
-		r, o := x.RawRowView(i), xs.RawRowView(i)
-		for m, c := range keep {
-			o[m] = r[c]
-		}
-	}
-	return xs
+	return keep
 }
 
 // less orders neighbour candidates by (squared distance, index).

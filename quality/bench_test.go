@@ -69,6 +69,7 @@ func BenchmarkBucketSort(b *testing.B) {
 	}
 	for name, d := range shapes {
 		b.Run(name, func(b *testing.B) {
+			d[17] = 0
 			s := newRowOrder(n)
 			lo, hi := math.Inf(1), math.Inf(-1)
 			for j, v := range d {

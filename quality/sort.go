@@ -6,7 +6,7 @@ import (
 )
 
 // rowOrder ranks the nearest part of a distance row by (distance, index) in O(n) expected time:
-// a counting sort on about n equal-width buckets between the row's extremes. A point alone in its
+// a counting sort on n/2 to n equal-width buckets between the row's extremes. A point alone in its
 // bucket (most points) gets its rank straight from the bucket counts; the points of a shared
 // bucket are moved together with their distances and sorted by insertion (by pdqsort when more
 // than 48 share one). Only the buckets up to the one holding the need-th nearest point are ranked.
@@ -20,8 +20,11 @@ type rowOrder struct {
 	cut  uint32
 }
 
+// newRowOrder sizes the buckets for rows of n: 2^(⌊log₂ n⌋), between n/2 and n (measured on rows
+// of 70,000 shaped like MNIST's and like a 2-D embedding's: 20% faster than 2n buckets, as fast
+// as n/4, which loses on the 2-D shape).
 func newRowOrder(n int) *rowOrder {
-	nb := max(1<<bits.Len(uint(n)), 16)
+	nb := max(1<<(bits.Len(uint(n))-1), 16)
 	return &rowOrder{cnt: make([]int32, nb+1), many: make([]bool, nb), bkt: make([]uint32, n),
 		keys: make([]float64, n), ord: make([]int32, n), rank: make([]int32, n)}
 }
