@@ -27,19 +27,18 @@ func (s storage) String() string {
 }
 
 // input holds the mean-normalised squared input distances d_ij²/mean(d)² in one of three forms,
-// and per row its smallest off-diagonal value and its calibrated σ_i².
+// and its calibrated σ_i².
 type input struct {
-	n      int
-	how    storage
-	d64    []float64
-	d32    []float32
-	x      *mat.Dense // features, when how == storeFeats
-	scale  float64    // 1/mean(d)²: multiplies raw squared distances
-	mean   float64    // mean raw distance over the n(n−1) ordered pairs
-	maxD   float64    // largest normalised distance
-	rowMin []float64  // min_{j≠i} of row i (normalised, squared)
-	final  []float64  // calibrated σ_i²
-	dups   int        // number of unordered pairs at distance 0
+	n     int
+	how   storage
+	d64   []float64
+	d32   []float32
+	x     *mat.Dense // features, when how == storeFeats
+	scale float64    // 1/mean(d)²: multiplies raw squared distances
+	mean  float64    // mean raw distance over the n(n−1) ordered pairs
+	maxD  float64    // largest normalised distance
+	final []float64  // calibrated σ_i²
+	dups  int        // number of unordered pairs at distance 0
 }
 
 // bytesFor is the memory a storage form takes for n points.
@@ -117,24 +116,20 @@ func newInput(ctx context.Context, x *mat.Dense, dist mat.Matrix, budget int64, 
 			in.d64[k] *= in.scale
 		}
 	}
-	// Row minima, the diameter and duplicates.
-	in.rowMin = make([]float64, n)
+	// The diameter and duplicates.
 	buf := make([]float64, n)
 	var maxSq float64
 	for i := range n {
 		r := in.row(i, buf)
-		m := math.Inf(1)
 		for j, v := range r {
 			if j == i {
 				continue
 			}
-			m = math.Min(m, v)
 			maxSq = math.Max(maxSq, v)
 			if v == 0 && j > i {
 				in.dups++
 			}
 		}
-		in.rowMin[i] = m
 	}
 	in.maxD = math.Sqrt(maxSq)
 	return in, nil

@@ -44,7 +44,7 @@ const (
 	DefaultLambda       = 0.1 // dredviz's default: mostly precision
 	DefaultPerplexity   = 20  // effective number of neighbours k_eff
 	DefaultAnnealRounds = 10
-	DefaultAnnealSteps  = 2
+	DefaultAnnealSteps  = 3
 	DefaultIterations   = 200  // CG iterations after annealing, at most
 	DefaultTolerance    = 1e-5 // relative cost change over 3 iterations that stops the final CG
 	DefaultMemoryBudget = 2 << 30
@@ -77,7 +77,10 @@ type Embedder struct {
 	// (and dredviz's klmeasure) report for the result. t-NeRV always uses raw coordinates.
 	RawScale bool
 	// AnnealRounds rounds of AnnealSteps CG iterations each shrink σ_i from half the input diameter
-	// to its calibrated value; 0 means 10 and 2. Set AnnealRounds < 0 to skip annealing.
+	// to its calibrated value; 0 means 10 and 3. Set AnnealRounds < 0 to skip annealing. (The paper
+	// and dredviz take 2 steps a round, but their golden-section line search walks to the line's
+	// minimum; gonum's Moré–Thuente search stops at the first strong-Wolfe point, and on the
+	// S-curve 2 such steps a round end in a poorer layout — cost 0.35 against 0.28 with 3.)
 	AnnealRounds, AnnealSteps int
 	// Iterations caps the CG iterations after annealing (0 means 200); Tolerance is the relative
 	// cost change over 3 iterations below which they stop (0 means 1e-5).
@@ -140,7 +143,11 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 }
 
 func (e Embedder) fit(ctx context.Context, d *dataset.Set) (*Result, error) {
-	who := e.name()
+	return e.fitNamed(ctx, d, e.name())
+}
+
+// fitNamed is fit with who naming the method in errors.
+func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Result, error) {
 	lam := e.lambda()
 	if math.IsNaN(lam) || lam < 0 || lam > 1 {
 		return nil, dataset.Invalidf("%s: λ = %g is outside [0, 1]", who, lam)
@@ -348,10 +355,11 @@ func (o *optimizer) minimize(y []float64, iters int, tol float64) error {
 		Converger:       optimize.NeverTerminate{},
 		Recorder:        o,
 	}
+	before := o.done
 	if tol > 0 {
 		settings.Converger = &optimize.FunctionConverge{Relative: tol, Iterations: 3}
 	}
-	r, err := optimize.Minimize(p, y, settings, &optimize.CG{})
+	r, err := optimize.Minimize(p, y, settings, newMethod())
 	if cerr := o.ctx.Err(); cerr != nil {
 		return cerr
 	}
@@ -362,6 +370,10 @@ func (o *optimizer) minimize(y []float64, iters int, tol float64) error {
 		return fmt.Errorf("nerv: optimisation failed: %w", err)
 	}
 	copy(y, r.X)
+	// gonum does not record the iteration that reaches the limit: count from its statistics.
+	o.res.Iterations += r.Stats.MajorIterations
+	o.done = before + r.Stats.MajorIterations
+	o.progress.Report("nerv", min(o.done, o.total), o.total)
 	return nil
 }
 
@@ -379,8 +391,16 @@ func (o *optimizer) Init() error { return nil }
 func (o *optimizer) Record(_ *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
 	if op == optimize.MajorIteration {
 		o.done++
-		o.res.Iterations++
 		o.progress.Report("nerv", min(o.done, o.total), o.total)
 	}
 	return nil
+}
+
+// newMethod returns the optimiser: gonum's nonlinear conjugate gradient (Hestenes–Stiefel β,
+// Moré–Thuente line search). Its default first step is clamped to [1e-3, 1]/‖g‖∞, which is far
+// too short for NeRV's small per-point gradients and costs several extra evaluations per
+// iteration: the bounds are opened (on the S-curve, 132 instead of 195 evaluations to the same
+// cost).
+var newMethod = func() optimize.Method {
+	return &optimize.CG{InitialStep: &optimize.FirstOrderStepSize{MinStepSize: 1e-12, MaxStepSize: 1e12}}
 }
