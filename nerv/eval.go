@@ -53,12 +53,12 @@ type evaluator struct {
 
 // worker holds one goroutine's scratch rows and accumulators.
 type worker struct {
-	start                chan int
-	t, q, l, p, lp, dbuf []float64
-	grad, gm             []float64
-	cost, prec, rec      float64 // sums over the rows this worker did
-	dsum                 float64 // Σ_{j>i} ‖y_i − y_j‖ over this worker's rows
-	z, s1, s2            float64 // t-NeRV sweep sums
+	start             chan int
+	t, q, p, lp, dbuf []float64
+	grad, gm          []float64
+	cost, prec, rec   float64 // sums over the rows this worker did
+	dsum              float64 // Σ_{j>i} ‖y_i − y_j‖ over this worker's rows
+	z, s1, s2         float64 // t-NeRV sweep sums
 }
 
 func newEvaluator(in *input, dim int, lambda float64, student, normalise, cache bool, workers int) *evaluator {
@@ -76,7 +76,6 @@ func newEvaluator(in *input, dim int, lambda float64, student, normalise, cache 
 			start: make(chan int),
 			t:     make([]float64, n),
 			q:     make([]float64, n),
-			l:     make([]float64, n),
 			grad:  make([]float64, n*dim),
 		}
 		if !ev.cached {
@@ -324,7 +323,7 @@ func (ev *evaluator) nervRow(w *worker, i int) {
 	}
 	y := ev.y
 	inv := ev.oscale / ev.s2[i]
-	t, q, L := w.t[:n], w.q[:n], w.l[:n]
+	t, q := w.t[:n], w.q[:n]
 	tmin := math.Inf(1)
 	if dim == 2 {
 		yi0, yi1 := y[2*i], y[2*i+1]
@@ -352,7 +351,11 @@ func (ev *evaluator) nervRow(w *worker, i int) {
 		}
 	}
 	t[i] = clamp
-	var z float64
+	// One sweep gives the normaliser and both divergences: with e_j = exp(−(t_j − tmin)),
+	// q_j = e_j/z and log q_j = −(t_j − tmin) − log z, so
+	//	KL(q‖p) = Σ e_j (−(t_j − tmin) − log p_j)/z − log z
+	//	KL(p‖q) = Σ p_j (log p_j + t_j − tmin) + log z.
+	var z, sq, sp float64
 	for j, v := range t {
 		a := v - tmin
 		var e float64
@@ -361,32 +364,35 @@ func (ev *evaluator) nervRow(w *worker, i int) {
 		}
 		q[j] = e
 		z += e
+		sq -= e * (a + lp[j])
+		sp += p[j] * (lp[j] + a)
 	}
-	z -= q[i]
-	q[i] = 0
-	// Weights were shifted by e^tmin: log q_j = −t_j − log Σ e^−t = tmin − t_j − log z.
-	lz := math.Log(z) - tmin
-	iz := 1 / z
-	var dq, rp float64
-	for j, v := range t {
-		l := -v - lz - lp[j] // log(q/p)
-		qj := q[j] * iz
-		q[j], L[j] = qj, l
-		dq += qj * l
-		rp -= p[j] * l
+	if e := q[i]; e != 0 { // possible only when every other point is clamped too
+		z -= e
+		sq += e * (t[i] - tmin + lp[i])
+		q[i] = 0
 	}
+	lz := math.Log(z)
+	dq := sq/z - lz
+	rp := sp + lz
 	lam := ev.lambda
 	w.cost += lam*rp + (1-lam)*dq
 	w.prec += dq
 	w.rec += rp
+	// w_ij = c [λ (p_j − q_j) + (1−λ) q_j (D_i − log(q_j/p_j))] with log(q_j/p_j) =
+	// −(t_j − tmin) − log z − log p_j; zero where t_j is clamped.
 	c := 2 * inv
+	iz := 1 / z
+	shift := tmin - lz
 	g := w.grad
 	if dim == 2 {
 		yi0, yi1 := y[2*i], y[2*i+1]
 		var gi0, gi1 float64
-		for j, qj := range q {
-			wij := c * (lam*(p[j]-qj) + (1-lam)*qj*(dq-L[j]))
-			if t[j] >= clamp {
+		for j, e := range q {
+			v := t[j]
+			qj := e * iz
+			wij := c * (lam*(p[j]-qj) + (1-lam)*qj*(dq+v-shift+lp[j]))
+			if v >= clamp {
 				wij = 0
 			}
 			a, b := wij*(yi0-y[2*j]), wij*(yi1-y[2*j+1])
@@ -401,11 +407,13 @@ func (ev *evaluator) nervRow(w *worker, i int) {
 	}
 	yi := y[i*dim : (i+1)*dim]
 	gi := g[i*dim : (i+1)*dim]
-	for j, qj := range q {
-		if t[j] >= clamp {
+	for j, e := range q {
+		v := t[j]
+		if v >= clamp {
 			continue
 		}
-		wij := c * (lam*(p[j]-qj) + (1-lam)*qj*(dq-L[j]))
+		qj := e * iz
+		wij := c * (lam*(p[j]-qj) + (1-lam)*qj*(dq+v-shift+lp[j]))
 		gj := g[j*dim : (j+1)*dim]
 		for d, v := range y[j*dim : (j+1)*dim] {
 			a := wij * (yi[d] - v)
