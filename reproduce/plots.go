@@ -107,6 +107,7 @@ func TradeOffPlot(t *TradeOff) (*plot.Plot, error) {
 	p.Legend.Add("NeRV, λ = 0 … 1", line, points)
 	p.Legend.Add("PCA", pca)
 	p.Legend.Top = false
-	p.Legend.Left = true
+	p.Legend.Left = false
+	p.Legend.YOffs = 2 * vg.Centimeter
 	return p, nil
 }

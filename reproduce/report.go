@@ -281,7 +281,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 
 	p("## 2. Supervised visualisation: SNeRV, %d-fold cross-validation (paper §5, Fig. 13, Table 3)\n\n", c.Folds)
-	p("In each fold the held-out tenth keeps its place in the data but loses its label (label −1). ")
+	p("In each fold the held-out fold keeps its place in the data but loses its label (label −1). ")
 	p("**SNeRV** is composed here from its parts: the discriminative mixture of eq. 10 (`posterior.DiscriminativeMixture`, G and s chosen by its internal validation on held-out likelihood, as the paper's \"simplified validation\") is fitted to the training rows; Fisher learning-metric distances between *all* rows along straight segments in T = 10 pieces (`learnmetric.Distances`); NeRV on those distances with k_eff = 0.5·n/G (n = all rows), at λ = 0.1 and 0.3. ")
 	p("**PCA** is fitted on all rows (it never sees labels). Every held-out row is classified by a 5-NN vote of the training rows in the 2-D embedding. ")
 	p("Parametric Embedding, the paper's runner-up, is not in lowdim yet, so it is absent; S-Isomap, MUHSIC, MRE and NCA are not implemented either. ")
@@ -327,13 +327,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				p(" %.3f |", m.Errors[f])
 			}
 			fm := s.Metrics[f]
-			p(" %d | %.4g | %.1f |\n", fm.Gaussians, fm.Width, fm.Perplexity)
+			raised := ""
+			if fm.Raised {
+				raised = "*"
+			}
+			p(" %d | %.4g | %.1f%s |\n", fm.Gaussians, fm.Width, fm.Perplexity, raised)
 		}
 		p("| wall |")
 		for _, m := range s.Methods {
 			p(" %s |", secs(m.Seconds))
 		}
 		p(" | | |\n\n")
+		if anyRaised(s.Metrics) {
+			p("k_eff marked * was widened (×1.5 per step) from 0.5·n/G because NeRV's cost was NaN from the start at the rule's value (a defect of package nerv at small k_eff, reported). ")
+		}
 		p("SNeRV's time covers the mixture, the distances and NeRV, split evenly between the two λ.\n\n")
 		p("![SNeRV λ = 0.1 on %s, fold 1](%s)\n\n", s.Data, supPlot(s.Data))
 	}
@@ -383,6 +390,15 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("- Five random restarts per method (NeRV runs once from PCA), and the paper's internal 10-fold validation of SNeRV's parameters (the mixture's own held-out likelihood picks G and s; λ is fixed at 0.1 and 0.3 as in the paper).\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+func anyRaised(ms []FoldMetric) bool {
+	for _, m := range ms {
+		if m.Raised {
+			return true
+		}
+	}
+	return false
 }
 
 // paperMDS is the paper's metric-MDS row of Table 2.

@@ -12,6 +12,9 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+
+	"lowdim/nerv"
+	"lowdim/posterior"
 )
 
 // dataDir returns ../shared/data next to the module root, or skips the test.
@@ -234,5 +237,35 @@ func TestQuickReport(t *testing.T) {
 		if v, err := strconv.ParseFloat(m[1], 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
 			t.Errorf("table number %q", m[1])
 		}
+	}
+}
+
+// TestSNeRVMatchesNervSupervised checks that the composed SNeRV gives nerv.Supervised's embedding.
+func TestSNeRVMatchesNervSupervised(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits two mixtures and two NeRV embeddings; skipped under -short")
+	}
+	d, err := LoadLandsat(dataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := RandomSubset(d, 200, 2)
+	for i := 0; i < 20; i++ {
+		s.Labels[i] = -1 // held out
+	}
+	mix := posterior.DiscriminativeMixture{Seed: 5}
+	ys, fm, err := SNeRV{Mixture: mix, Lambdas: []float64{0.3}, Seed: 5, Iterations: 20}.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := nerv.Supervised{
+		Embedder: nerv.Embedder{Lambda: nerv.Lambda(0.3), Perplexity: fm.Perplexity, Seed: 5, Iterations: 20},
+		Mixture:  mix,
+	}.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(ys[0], m.Embedding(), 1e-12) {
+		t.Errorf("composed SNeRV and nerv.Supervised differ:\n%v\n%v", mat.Formatted(ys[0].Slice(0, 3, 0, 2)), mat.Formatted(m.Embedding().Slice(0, 3, 0, 2)))
 	}
 }

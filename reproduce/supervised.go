@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -32,6 +33,9 @@ type FoldMetric struct {
 	Gaussians  int     // G chosen by the mixture's internal validation
 	Width      float64 // s chosen likewise
 	Perplexity float64 // k_eff = 0.5·n/G given to NeRV
+	// Raised reports that k_eff was widened (×1.5 per step) because nerv's cost was NaN at the
+	// rule's value; every λ of the fold then uses the widened value.
+	Raised bool
 }
 
 // Supervised is the result of the supervised experiment on one data set (paper §5.3–5.4).
@@ -62,11 +66,17 @@ func Folds(n, k int, seed uint64) [][]int {
 	return folds
 }
 
+// MinPerplexity is the smallest k_eff SNeRV gives NeRV.
+const MinPerplexity = 5
+
 // SNeRV is supervised NeRV composed from its parts (paper §5.1, METHODS.md §2): the
 // discriminative mixture of eq. 10 fitted to the labelled rows of d (label −1 rows are ignored,
 // which is how held-out rows are embedded without their labels), learning-metric distances
 // between all rows along straight segments in 10 pieces, and NeRV on those distances with
-// k_eff = 0.5·n/G. One mixture and one distance matrix serve every λ.
+// k_eff = 0.5·n/G (at least MinPerplexity). It is nerv.Supervised's pipeline, split so that one
+// mixture and one distance matrix serve every λ (the paper's two λ then cost one mixture fit and
+// one n×n learning-metric computation per fold instead of two); a test checks that both give the
+// same embedding.
 type SNeRV struct {
 	Mixture posterior.DiscriminativeMixture
 	Lambdas []float64
@@ -89,16 +99,28 @@ func (s SNeRV) Fit(ctx context.Context, d *dataset.Set) ([]*mat.Dense, FoldMetri
 	g, _, _ := mix.Dims()
 	n := d.Len()
 	fm := FoldMetric{Gaussians: g, Width: mix.Width, Perplexity: 0.5 * float64(n) / float64(g)}
-	// nerv needs 1 < k_eff < n−1; keep a margin at both ends.
-	fm.Perplexity = math.Max(2, math.Min(fm.Perplexity, float64(n)/2))
+	// Floor and ceiling only bind on small quick runs: nerv's initial cost is NaN at k_eff 2 or 3
+	// (seen on Landsat and Letter subsets of 150 rows, Euclidean or learning-metric distances),
+	// and k_eff must stay below n−1.
+	fm.Perplexity = math.Max(MinPerplexity, math.Min(fm.Perplexity, float64(n)/2))
 	out := make([]*mat.Dense, len(s.Lambdas))
-	for i, lam := range s.Lambdas {
+	for i := 0; i < len(s.Lambdas); i++ {
+		lam := s.Lambdas[i]
 		m, err := nerv.Embedder{
 			Lambda: nerv.Lambda(lam), Perplexity: fm.Perplexity, Distances: dist,
 			Seed: s.Seed, Workers: s.Workers, Iterations: s.Iterations,
 		}.Fit(ctx, d)
+		if err != nil && strings.Contains(err.Error(), "NaN") && fm.Perplexity*1.5 < float64(n)/2 {
+			// nerv's cost is NaN from the start for some small k_eff (see MinPerplexity): widen
+			// the neighbourhoods, say so in the fold's metric, and start again from the first λ
+			// so that every λ shares one k_eff.
+			fm.Perplexity *= 1.5
+			fm.Raised = true
+			i = -1
+			continue
+		}
 		if err != nil {
-			return nil, fm, fmt.Errorf("NeRV λ=%g on learning-metric distances: %w", lam, err)
+			return nil, fm, fmt.Errorf("NeRV λ=%g (k_eff %.1f) on learning-metric distances: %w", lam, fm.Perplexity, err)
 		}
 		out[i] = m.Embedding()
 	}

@@ -30,6 +30,7 @@ var commands = []command{
 	{"transform", "embed new rows with a saved parametric model", runTransform},
 	{"eval", "measure how faithful an embedding is to its data", runEval},
 	{"plot", "draw an embedding (and its quality curves)", runPlot},
+	{"reproduce", "rerun a paper's experiments as a markdown report with figures (nerv)", runReproduce},
 	{"version", "print the version", runVersion},
 }
 
