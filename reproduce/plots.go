@@ -22,7 +22,7 @@ func (r *Report) writePlots(dir string) error {
 	}
 	for _, u := range r.Unsupervised {
 		nv := u.Methods[3]
-		sp, err := viz.Scatter{Title: fmt.Sprintf("NeRV λ = %.1f on %s (n = %d), 5-NN error %.3f", nv.Lambda, u.Data, u.N, nv.KNNError)}.Plot(nv.Y, u.Labels, u.ClassNames)
+		sp, err := viz.Scatter{Title: fmt.Sprintf("NeRV λ = %.1f, %s: 5-NN error %.3f", nv.Lambda, u.Data, nv.KNNError)}.Plot(nv.Y, u.Labels, u.ClassNames)
 		if err != nil {
 			return err
 		}
@@ -30,7 +30,7 @@ func (r *Report) writePlots(dir string) error {
 			return err
 		}
 		ts := u.Methods[2]
-		sp, err = viz.Scatter{Title: fmt.Sprintf("t-SNE on %s (n = %d), 5-NN error %.3f", u.Data, u.N, ts.KNNError)}.Plot(ts.Y, u.Labels, u.ClassNames)
+		sp, err = viz.Scatter{Title: fmt.Sprintf("t-SNE, %s: 5-NN error %.3f", u.Data, ts.KNNError)}.Plot(ts.Y, u.Labels, u.ClassNames)
 		if err != nil {
 			return err
 		}
@@ -39,7 +39,7 @@ func (r *Report) writePlots(dir string) error {
 		}
 	}
 	for _, s := range r.Supervised {
-		sp, err := viz.Scatter{Title: fmt.Sprintf("SNeRV λ = 0.1 on %s, fold 1 (training and held-out rows, true classes); held-out 5-NN error %.3f",
+		sp, err := viz.Scatter{Title: fmt.Sprintf("SNeRV λ = 0.1, %s fold 1: held-out 5-NN error %.3f",
 			s.Data, s.Methods[0].Errors[0])}.Plot(s.Example, s.Labels, s.ClassNames)
 		if err != nil {
 			return err
