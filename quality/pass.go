@@ -116,23 +116,11 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 			rowRP[i], rowRR[i] = rb.rowRanked(wk, i, n)
 			if want.trust {
 				out, _ := gOut.Row(i)
-				for m, j := range out[:k] {
-					r := int(wk.ox.rankOf(j))
-					if r == 0 {
-						r = exactRank(dx, i, j)
-					}
-					wk.ranks[m] = r
-				}
+				wk.ox.ranksOf(dx, out[:k], wk.ranks)
 				accumulateTC(wk.tsum, wk.ranks[:k])
 			}
 			if want.cont {
-				for m, j := range wk.inIdx {
-					r := int(wk.oy.rankOf(j))
-					if r == 0 {
-						r = exactRank(dy, i, j)
-					}
-					wk.ranks[m] = r
-				}
+				wk.oy.ranksOf(dy, wk.inIdx, wk.ranks)
 				accumulateTC(wk.csum, wk.ranks[:k])
 			}
 		} else {

@@ -10,9 +10,11 @@ import (
 // same ranks 1..n−1, so one σ and one distribution serve all rows).
 type rankBase struct {
 	n, r0               int       // r0: ranks 1..r0 are unclamped, every later rank has the clamped value
+	r1                  int       // ranks beyond r1 weigh less than e^−SkipExp of rank 1
 	logBase             []float64 // logBase[r-1] = log p(rank r), r = 1..n−1
 	base                []float64
 	logClamp, clamp     float64 // the value of every rank beyond r0
+	tab                 []pLogP // tab[r] = (p, log p) of rank r, tab[0] the clamped value
 	worstPrec, worstRec float64 // KL(p_rev‖p) and KL(p‖p_rev), p_rev(r) = p(n−r)
 }
 
@@ -46,7 +48,19 @@ func newRankBase(n, k int) *rankBase {
 	}
 	rb.logClamp = -(affinity.MaxExp - tmin) - lz
 	rb.clamp = math.Exp(rb.logClamp)
+	rb.tab = make([]pLogP, n)
+	rb.tab[0] = pLogP{rb.clamp, rb.logClamp}
+	for r := range a {
+		rb.tab[r+1] = pLogP{rb.base[r], rb.logBase[r]}
+	}
 	rb.r0 = max(rb.r0, 1)
+	rb.r1 = rb.r0
+	for r := range a {
+		if rb.logBase[r] < rb.logBase[0]-affinity.SkipExp {
+			rb.r1 = r
+			break
+		}
+	}
 	// Worst case: the point of input rank r has output rank n−r.
 	for r := 1; r <= n-1; r++ {
 		p, q := rb.base[r-1], rb.base[n-1-r]
@@ -59,10 +73,12 @@ func newRankBase(n, k int) *rankBase {
 
 // rowRanked returns the rank-based KL(q‖p) and KL(p‖q) of row i, whose r0 nearest points of
 // either space are ranked in wk.ox and wk.oy, and puts its Neighbors nearest input points into
-// wk.inIdx. Only points ranked within r0 in either space contribute: beyond that both
-// distributions hold the same clamped value.
+// wk.inIdx. A point contributes q(log q − log p) + … only through the larger of its two
+// probabilities, so points ranked beyond r1 in both spaces (both weights below e^−60 of the
+// largest, and log-ratios at most 450) are left out, as the smoothed measures leave out negligible
+// weights; beyond r0 ranks are clamped.
 func (rb *rankBase) rowRanked(wk *worker, i, n int) (prec, rec float64) {
-	r0 := int32(rb.r0)
+	r0, r1 := int32(rb.r0), int32(rb.r1)
 	k := int32(len(wk.inIdx))
 	ox, oy := wk.ox, wk.oy
 	bx, by := ox.bkt[:n], oy.bkt[:n]
@@ -71,39 +87,37 @@ func (rb *rankBase) rowRanked(wk *worker, i, n int) (prec, rec float64) {
 		if j == i {
 			continue
 		}
-		var a, b int32 // ranks, 0 when clamped
+		a, b := r0+1, r0+1 // beyond the ranked points: clamped
 		if bx[j] <= ox.cut {
 			if a = rx[j]; a <= k {
 				wk.inIdx[a-1] = int32(j)
 			}
-			if a > r0 {
-				a = 0
-			}
 		}
 		if by[j] <= oy.cut {
-			if b = ry[j]; b > r0 {
-				b = 0
-			}
+			b = ry[j]
 		}
-		if a != 0 || b != 0 {
-			p, q := rb.add(a, b)
-			prec += p
-			rec += q
+		if a > r1 && b > r1 {
+			continue
 		}
+		if a > r0 {
+			a = 0
+		}
+		if b > r0 {
+			b = 0
+		}
+		p, q := rb.add(a, b)
+		prec += p
+		rec += q
 	}
 	return prec, rec
 }
 
+// pLogP is a probability and its logarithm.
+type pLogP struct{ p, lp float64 }
+
 // add returns the terms q(log q − log p) and p(log p − log q) of a point with input rank rx and
 // output rank ry (0 = beyond r0, the clamped value).
 func (rb *rankBase) add(rx, ry int32) (prec, rec float64) {
-	p, lp := rb.clamp, rb.logClamp
-	if rx != 0 {
-		p, lp = rb.base[rx-1], rb.logBase[rx-1]
-	}
-	q, lq := rb.clamp, rb.logClamp
-	if ry != 0 {
-		q, lq = rb.base[ry-1], rb.logBase[ry-1]
-	}
-	return q * (lq - lp), p * (lp - lq)
+	p, q := rb.tab[rx], rb.tab[ry]
+	return q.p * (q.lp - p.lp), p.p * (p.lp - q.lp)
 }

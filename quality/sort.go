@@ -11,8 +11,9 @@ import (
 // bucket are moved together with their distances and sorted by insertion (by pdqsort when more
 // than 48 share one). Only the buckets up to the one holding the need-th nearest point are ranked.
 type rowOrder struct {
-	cnt  []int32  // bucket starts, then cursors
+	cnt  []int32  // bucket starts, then cursors (ends) up to the cut
 	many []bool   // bucket holds more than one point
+	mark []bool   // scratch for ranksOf
 	bkt  []uint32 // bucket of every point of the current row
 	keys []float64
 	ord  []int32 // scratch: the points of shared buckets
@@ -25,7 +26,7 @@ type rowOrder struct {
 // as n/4, which loses on the 2-D shape).
 func newRowOrder(n int) *rowOrder {
 	nb := max(1<<(bits.Len(uint(n))-1), 16)
-	return &rowOrder{cnt: make([]int32, nb+1), many: make([]bool, nb), bkt: make([]uint32, n),
+	return &rowOrder{cnt: make([]int32, nb+1), many: make([]bool, nb), mark: make([]bool, nb+1), bkt: make([]uint32, n),
 		keys: make([]float64, n), ord: make([]int32, n), rank: make([]int32, n)}
 }
 
@@ -111,14 +112,36 @@ func (s *rowOrder) rankOf(j int32) int32 {
 	return 0
 }
 
-// exactRank returns 1 + #{l ≠ i : (d_l, l) < (d_j, j)} by a sweep of the row.
-func exactRank(d []float64, i int, j int32) int {
-	v := d[j]
-	r := 1
-	for l, u := range d {
-		if l != i && (u < v || (u == v && int32(l) < j)) {
-			r++
+// ranksOf sets out[m] to the rank of t[m] (1 = nearest; t[m] ≠ i). Targets beyond the ranked
+// points get theirs from the start of their bucket plus the points of that bucket before them, all
+// counted in one sweep of the row.
+func (s *rowOrder) ranksOf(d []float64, t []int32, out []int) {
+	far := false
+	for m, j := range t {
+		if r := s.rankOf(j); r != 0 {
+			out[m] = int(r)
+		} else {
+			b := s.bkt[j]
+			out[m] = int(s.cnt[b]) + 1 // buckets beyond the cut still hold their starts
+			s.mark[b] = true
+			far = true
 		}
 	}
-	return r
+	if !far {
+		return
+	}
+	for l, b := range s.bkt[:len(d)] {
+		if !s.mark[b] {
+			continue
+		}
+		v := d[l]
+		for m, j := range t {
+			if s.bkt[j] == b && s.bkt[j] > s.cut && (v < d[j] || (v == d[j] && int32(l) < j)) {
+				out[m]++
+			}
+		}
+	}
+	for _, j := range t {
+		s.mark[s.bkt[j]] = false
+	}
 }
