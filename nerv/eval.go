@@ -11,9 +11,6 @@ import (
 // skipExp: a weight more than e^−skipExp below its row's largest is not exponentiated.
 const skipExp = 45
 
-// chunk is the number of rows a worker claims at a time.
-const chunk = 8
-
 // job kinds sent to the worker pool.
 const (
 	jobEval   = iota // cost and gradient at ev.y
@@ -47,18 +44,30 @@ type evaluator struct {
 	y       []float64 // the point being evaluated (n·dim, row-major)
 	next    atomic.Int64
 	workers []*worker
+	// Rows are split into a fixed number of contiguous blocks, each with its own accumulators,
+	// summed in block order: the result does not depend on the number of workers or on which
+	// worker took which block, so the same input gives the same bytes on any machine.
+	blocks []*block
 	wg      sync.WaitGroup
 	job     int
 }
 
-// worker holds one goroutine's scratch rows and accumulators.
+// nblocks is the number of row blocks (fewer when n is small).
+const nblocks = 16
+
+// worker holds one goroutine's scratch rows.
 type worker struct {
 	start             chan int
 	t, q, p, lp, dbuf []float64
-	grad, gm          []float64
-	cost, prec, rec   float64 // sums over the rows this worker did
-	dsum              float64 // Σ_{j>i} ‖y_i − y_j‖ over this worker's rows
-	z, s1, s2         float64 // t-NeRV sweep sums
+}
+
+// block holds the accumulators of one contiguous range of rows.
+type block struct {
+	lo, hi          int
+	grad, gm        []float64
+	cost, prec, rec float64 // sums over the block's rows
+	dsum            float64 // Σ_{j>i} ‖y_i − y_j‖ over the block's rows i
+	z, s1, s2       float64 // t-NeRV sweep sums
 }
 
 func newEvaluator(in *input, dim int, lambda float64, student, normalise, cache bool, workers int) *evaluator {
@@ -76,19 +85,23 @@ func newEvaluator(in *input, dim int, lambda float64, student, normalise, cache 
 			start: make(chan int),
 			t:     make([]float64, n),
 			q:     make([]float64, n),
-			grad:  make([]float64, n*dim),
 		}
 		if !ev.cached {
 			w.p, w.lp = make([]float64, n), make([]float64, n)
-		}
-		if normalise {
-			w.gm = make([]float64, n*dim)
 		}
 		if in.how != store64 {
 			w.dbuf = make([]float64, n)
 		}
 		ev.workers = append(ev.workers, w)
 		go ev.serve(w)
+	}
+	nb := min(nblocks, n)
+	for b := range nb {
+		bl := &block{lo: b * n / nb, hi: (b + 1) * n / nb, grad: make([]float64, n*dim)}
+		if normalise {
+			bl.gm = make([]float64, n*dim)
+		}
+		ev.blocks = append(ev.blocks, bl)
 	}
 	return ev
 }
@@ -117,28 +130,29 @@ func (ev *evaluator) run(job int) {
 	ev.wg.Wait()
 }
 
-// work claims rows in chunks until none are left.
+// work claims blocks until none are left and does job on their rows, in order.
 func (ev *evaluator) work(w *worker, job int) {
-	n := int64(ev.n)
+	nb := int64(len(ev.blocks))
 	for {
-		lo := ev.next.Add(chunk) - chunk
-		if lo >= n {
+		b := ev.next.Add(1) - 1
+		if b >= nb {
 			return
 		}
-		for i := int(lo); i < int(min(lo+chunk, n)); i++ {
+		bl := ev.blocks[b]
+		for i := bl.lo; i < bl.hi; i++ {
 			switch job {
 			case jobSigma:
 				ev.inputRow(w, i, ev.p[i*ev.n:(i+1)*ev.n], ev.lp[i*ev.n:(i+1)*ev.n])
 			case jobEval:
 				if ev.student {
-					ev.tRow(w, i)
+					ev.tRow(w, bl, i)
 				} else {
-					ev.nervRow(w, i)
+					ev.nervRow(w, bl, i)
 				}
 			case jobTSweep:
-				ev.tSweep(w, i)
+				ev.tSweep(w, bl, i)
 			case jobMean:
-				ev.meanRow(w, i)
+				ev.meanRow(bl, i)
 			}
 		}
 	}
@@ -181,9 +195,9 @@ func (ev *evaluator) inputRow(w *worker, i int, p, lp []float64) {
 // mean precision (KL(q‖p)) and recall (KL(p‖q)) terms.
 func (ev *evaluator) eval(y, grad []float64) (cost, prec, rec float64) {
 	ev.y = y
-	for _, w := range ev.workers {
-		clear(w.grad)
-		w.cost, w.prec, w.rec, w.z, w.s1, w.s2, w.dsum = 0, 0, 0, 0, 0, 0, 0
+	for _, bl := range ev.blocks {
+		clear(bl.grad)
+		bl.cost, bl.prec, bl.rec, bl.z, bl.s1, bl.s2, bl.dsum = 0, 0, 0, 0, 0, 0, 0
 	}
 	if ev.student {
 		ev.tPrepare()
@@ -194,13 +208,13 @@ func (ev *evaluator) eval(y, grad []float64) (cost, prec, rec float64) {
 	}
 	ev.run(jobEval)
 	clear(grad)
-	for _, w := range ev.workers {
-		for k, v := range w.grad {
+	for _, bl := range ev.blocks {
+		for k, v := range bl.grad {
 			grad[k] += v
 		}
-		cost += w.cost
-		prec += w.prec
-		rec += w.rec
+		cost += bl.cost
+		prec += bl.prec
+		rec += bl.rec
 	}
 	if ev.student {
 		// The joint cost is one pair of divergences over all pairs, not a sum over rows.
@@ -228,15 +242,15 @@ func (ev *evaluator) eval(y, grad []float64) (cost, prec, rec float64) {
 // meanPrepare computes m(y), the mean output distance over ordered pairs, and ∇m into ev.gm;
 // it sets ev.oscale = 1/m² and returns 1/m.
 func (ev *evaluator) meanPrepare() float64 {
-	for _, w := range ev.workers {
-		clear(w.gm)
+	for _, bl := range ev.blocks {
+		clear(bl.gm)
 	}
 	ev.run(jobMean)
 	clear(ev.gm)
 	var sum float64
-	for _, w := range ev.workers {
-		sum += w.dsum
-		for k, v := range w.gm {
+	for _, bl := range ev.blocks {
+		sum += bl.dsum
+		for k, v := range bl.gm {
 			ev.gm[k] += v
 		}
 	}
@@ -254,7 +268,7 @@ func (ev *evaluator) meanPrepare() float64 {
 }
 
 // meanRow adds the pairs (i, j > i) to the output distance sum and to Σ_j (y_i − y_j)/‖y_i − y_j‖.
-func (ev *evaluator) meanRow(w *worker, i int) {
+func (ev *evaluator) meanRow(w *block, i int) {
 	n, dim, y := ev.n, ev.dim, ev.y
 	g := w.gm
 	var sum float64
@@ -311,7 +325,7 @@ func (ev *evaluator) meanRow(w *worker, i int) {
 // 2 w_ij (y_i − y_j) to ∂E/∂y_i and 2 w_ij (y_j − y_i) to ∂E/∂y_j. Weights below e^−skipExp of the
 // row's largest are not exponentiated (q is set to 0; log q stays exact): their terms are below
 // 1e-19 of the row's cost.
-func (ev *evaluator) nervRow(w *worker, i int) {
+func (ev *evaluator) nervRow(w *worker, bl *block, i int) {
 	const clamp = affinity.MaxExp
 	n, dim := ev.n, ev.dim
 	var p, lp []float64
@@ -376,15 +390,15 @@ func (ev *evaluator) nervRow(w *worker, i int) {
 	dq := sq/z - lz
 	rp := sp + lz
 	lam := ev.lambda
-	w.cost += lam*rp + (1-lam)*dq
-	w.prec += dq
-	w.rec += rp
+	bl.cost += lam*rp + (1-lam)*dq
+	bl.prec += dq
+	bl.rec += rp
 	// w_ij = c [λ (p_j − q_j) + (1−λ) q_j (D_i − log(q_j/p_j))] with log(q_j/p_j) =
 	// −(t_j − tmin) − log z − log p_j; zero where t_j is clamped.
 	c := 2 * inv
 	iz := 1 / z
 	shift := tmin - lz
-	g := w.grad
+	g := bl.grad
 	if dim == 2 {
 		yi0, yi1 := y[2*i], y[2*i+1]
 		var gi0, gi1 float64

@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/affinity"
+	"lowdim/dataset"
 )
 
 func randDense(n, d int, seed uint64) *mat.Dense {
@@ -155,6 +156,27 @@ func TestEvalAllocatesNothing(t *testing.T) {
 			g := make([]float64, len(y))
 			if a := testing.AllocsPerRun(20, func() { ev.eval(y, g) }); a != 0 {
 				t.Errorf("student=%v cache=%v: %v allocations per evaluation", student, cache, a)
+			}
+		}
+	}
+}
+
+// The result does not depend on the number of workers: the same settings give the same bytes on
+// one core and on three.
+func TestSameBytesAnyWorkerCount(t *testing.T) {
+	d := &dataset.Set{X: randDense(80, 4, 9)}
+	var first *mat.Dense
+	for _, w := range []int{1, 3} {
+		for _, v := range []Variant{Gaussian, StudentT} {
+			r, err := Embedder{Variant: v, Perplexity: 10, Iterations: 20, Workers: w}.fit(context.Background(), d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v == Gaussian {
+				if first != nil && !mat.Equal(first, r.Y) {
+					t.Errorf("%d workers gave other coordinates than 1", w)
+				}
+				first = r.Y
 			}
 		}
 	}

@@ -152,15 +152,15 @@ func (in *input) fromFeatures(ctx context.Context, x *mat.Dense, budget int64, w
 		in.how, in.x = storeFeats, x
 	}
 	opt := neighbors.Options{Workers: workers}
-	sums := make([]float64, neighbors.Workers(opt))
-	err := neighbors.Rows(ctx, x, opt, func(w, i int, d2 []float64) error {
+	sums := make([]float64, n) // per row, added up in row order: the mean does not depend on the workers
+	err := neighbors.Rows(ctx, x, opt, func(_, i int, d2 []float64) error {
 		var s float64
 		for j, v := range d2 {
 			if j != i {
 				s += math.Sqrt(v)
 			}
 		}
-		sums[w] += s
+		sums[i] = s
 		switch in.how {
 		case store64:
 			copy(in.d64[i*n:(i+1)*n], d2)

@@ -25,10 +25,10 @@ func (ev *evaluator) symmetrise() {
 func (ev *evaluator) tPrepare() {
 	ev.run(jobTSweep)
 	var z, s1, s2 float64
-	for _, w := range ev.workers {
-		z += w.z
-		s1 += w.s1
-		s2 += w.s2
+	for _, bl := range ev.blocks {
+		z += bl.z
+		s1 += bl.s1
+		s2 += bl.s2
 	}
 	lz := math.Log(z)
 	ev.tlz = lz
@@ -59,7 +59,7 @@ func (ev *evaluator) sqDists(i int, t []float64) {
 }
 
 // tSweep adds row i's terms to the first-sweep sums.
-func (ev *evaluator) tSweep(w *worker, i int) {
+func (ev *evaluator) tSweep(w *worker, bl *block, i int) {
 	n := ev.n
 	p, lp := ev.p[i*n:(i+1)*n], ev.lp[i*n:(i+1)*n]
 	t := w.t[:n]
@@ -75,9 +75,9 @@ func (ev *evaluator) tSweep(w *worker, i int) {
 		s1 += u * (lu - lp[j])
 		s2 += p[j] * (lp[j] - lu)
 	}
-	w.z += z
-	w.s1 += s1
-	w.s2 += s2
+	bl.z += z
+	bl.s1 += s1
+	bl.s2 += s2
 }
 
 // tRow writes row i's gradient of the t-NeRV cost,
@@ -85,14 +85,14 @@ func (ev *evaluator) tSweep(w *worker, i int) {
 //	∂E/∂y_i = 4 Σ_j u_ij [λ (p_ij − q_ij) + (1−λ) q_ij (KL(q‖p) − log(q_ij/p_ij))] (y_i − y_j),
 //
 // which involves only row i (p and q are symmetric), so nothing is scattered to other rows.
-func (ev *evaluator) tRow(w *worker, i int) {
+func (ev *evaluator) tRow(w *worker, bl *block, i int) {
 	n, dim := ev.n, ev.dim
 	p, lp := ev.p[i*n:(i+1)*n], ev.lp[i*n:(i+1)*n]
 	t := w.t[:n]
 	ev.sqDists(i, t)
 	lam, kl, lz := ev.lambda, ev.tklqp, ev.tlz
 	iz := math.Exp(-lz)
-	y, g := ev.y, w.grad
+	y, g := ev.y, bl.grad
 	for j, e := range t {
 		if j == i {
 			t[j] = 0

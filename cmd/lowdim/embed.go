@@ -2,29 +2,68 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"io"
 	"path/filepath"
 	"strings"
+
+	"gonum.org/v1/gonum/mat"
 
 	"lowdim"
 	"lowdim/baseline/cmds"
 	"lowdim/dataset"
 	"lowdim/linproj"
 	"lowdim/modelio"
+	"lowdim/nerv"
+	"lowdim/posterior"
 	"lowdim/quality"
 )
 
 // methods lists the embedding methods by name; each builds an Embedder from the common settings.
 var methods = map[string]func(s methodSettings) lowdim.Embedder{
-	"pca":  func(s methodSettings) lowdim.Embedder { return linproj.PCA{Dim: s.dim, Progress: s.progress} },
-	"cmds": func(s methodSettings) lowdim.Embedder { return cmds.CMDS{Dim: s.dim, Progress: s.progress} },
+	"pca":   func(s methodSettings) lowdim.Embedder { return linproj.PCA{Dim: s.dim, Progress: s.progress} },
+	"cmds":  func(s methodSettings) lowdim.Embedder { return cmds.CMDS{Dim: s.dim, Progress: s.progress} },
+	"nerv":  func(s methodSettings) lowdim.Embedder { return s.nerv(nerv.Gaussian, nil) },
+	"sne":   func(s methodSettings) lowdim.Embedder { return s.nerv(nerv.Gaussian, nerv.Lambda(1)) },
+	"tnerv": func(s methodSettings) lowdim.Embedder { return s.nerv(nerv.StudentT, nil) },
+	"tsne":  func(s methodSettings) lowdim.Embedder { return s.nerv(nerv.StudentT, nerv.Lambda(1)) },
+	"snerv": func(s methodSettings) lowdim.Embedder {
+		return nerv.Supervised{Embedder: s.nerv(nerv.Gaussian, nil), Mixture: posterior.DiscriminativeMixture{Seed: s.seed}}
+	},
 }
 
+// nervFamily names the methods that take -lambda, -iterations and -init; fixedLambda those at λ = 1.
+var (
+	nervFamily  = map[string]bool{"nerv": true, "sne": true, "tnerv": true, "tsne": true, "snerv": true}
+	fixedLambda = map[string]bool{"sne": true, "tsne": true}
+)
+
 type methodSettings struct {
-	dim      int
-	seed     uint64
-	progress lowdim.Progress
+	dim        int
+	seed       uint64
+	progress   lowdim.Progress
+	lambda     float64
+	neighbors  int
+	iterations int
+	random     bool
+	distances  mat.Matrix
+	warn       func(string)
+}
+
+// nerv builds a NeRV-family embedder; lambda, if not nil, overrides s.lambda.
+func (s methodSettings) nerv(v nerv.Variant, lambda *float64) nerv.Embedder {
+	if lambda == nil {
+		lambda = nerv.Lambda(s.lambda)
+	}
+	e := nerv.Embedder{
+		Variant: v, Lambda: lambda, Perplexity: float64(s.neighbors), Dim: s.dim, Seed: s.seed,
+		Iterations: s.iterations, Distances: s.distances, Progress: s.progress, Warn: s.warn,
+	}
+	if s.random {
+		e.Init = nerv.InitRandom
+	}
+	return e
 }
 
 func methodNames() []string {
@@ -48,8 +87,11 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		modelPath = fs.String("model", "", "save the fitted model to `file` (parametric methods only: pca)")
 		plotPath  = fs.String("plot", "", "draw the embedding to `file` (.png, .svg or .pdf)")
 		withQual  = fs.Bool("quality", false, "measure the embedding and print the quality table (to standard output with -o, else to standard error)")
-		neighbors = fs.Int("neighbors", 20, "neighbourhood size for -quality")
-		distances = fs.String("distances", "", "read an n×n distance `matrix` (CSV/TSV/whitespace, no labels) instead of features; -method cmds only. INPUT, if given, supplies labels for its n rows")
+		neighbors = fs.Int("neighbors", 20, "effective number of neighbours k_eff of the nerv family (snerv: default 0.5·n/G), and the neighbourhood size for -quality")
+		distances = fs.String("distances", "", "read an n×n distance `matrix` (CSV/TSV/whitespace, no labels) instead of features; -method cmds, nerv, sne, tnerv, tsne. INPUT, if given, supplies labels for its n rows")
+		lambda    = fs.Float64("lambda", nerv.DefaultLambda, "NeRV's precision–recall trade-off λ in [0,1]: 0 is all precision (trustworthiness), 1 all recall; -method nerv, tnerv, snerv")
+		iters     = fs.Int("iterations", nerv.DefaultIterations, "at most this many conjugate-gradient iterations after the 10 annealing rounds (nerv family); they stop earlier when the cost settles")
+		initFlag  = fs.String("init", "pca", "starting layout of the nerv family: pca (classical MDS for -distances) or random (unit square, from -seed)")
 	)
 	in.register(fs)
 	if err := parseFlags(fs, args, e); err != nil {
@@ -72,22 +114,46 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if err := checkExt("plot", *plotPath, ".png", ".svg", ".pdf"); err != nil {
 		return err
 	}
-	if *distances != "" && *method != "cmds" {
-		return usagef("-distances: only -method cmds embeds a distance matrix, found -method %s", *method)
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	if *distances != "" && (*method != "cmds" && !nervFamily[*method] || *method == "snerv") {
+		return usagef("-distances: -method %s does not embed a distance matrix (cmds, nerv, sne, tnerv and tsne do)", *method)
+	}
+	for _, name := range []string{"lambda", "iterations", "init"} {
+		if set[name] && !nervFamily[*method] {
+			return usagef("-%s: only the nerv family (nerv, sne, tnerv, tsne, snerv) takes it, found -method %s", name, *method)
+		}
+	}
+	if set["lambda"] && fixedLambda[*method] {
+		return usagef("-lambda: -method %s is the λ = 1 case; use -method %s -lambda %g", *method, strings.Replace(*method, "sne", "nerv", 1), *lambda)
+	}
+	if *lambda < 0 || *lambda > 1 || *lambda != *lambda {
+		return usagef("-lambda: expected a number in [0, 1], found %g", *lambda)
+	}
+	if *iters < 1 {
+		return usagef("-iterations: expected a positive number, found %d", *iters)
+	}
+	if *initFlag != "pca" && *initFlag != "random" {
+		return usagef("-init: expected pca or random, found %q", *initFlag)
+	}
+	settings := methodSettings{
+		dim: *dim, seed: *seed, lambda: *lambda, neighbors: *neighbors, iterations: *iters, random: *initFlag == "random",
+		warn: func(msg string) { fmt.Fprintln(e.stderr, "lowdim: warning:", msg) },
 	}
 	if *distances != "" && *withQual {
 		return usagef("-quality needs features; measure a distance-matrix embedding with lowdim eval")
 	}
 	report, done := newProgress(e)
 	defer done()
+	settings.progress = report
 	var (
 		d     *dataset.Set
 		model lowdim.Model
 	)
 	if *distances != "" {
-		d, model, err = embedDistances(ctx, e, &in, *distances, inputPath, *dim)
+		d, model, err = embedDistances(ctx, e, &in, *distances, inputPath, *method, settings)
 	} else if d, err = in.load(e, inputPath); err == nil {
-		model, err = build(methodSettings{dim: *dim, seed: *seed, progress: report}).Fit(ctx, d)
+		model, err = build(settings).Fit(ctx, d)
 	}
 	if err != nil {
 		return err
@@ -169,14 +235,21 @@ func checkExt(flagName, path string, exts ...string) error {
 	return usagef("-%s %s: expected a file name ending in %s", flagName, path, strings.Join(exts, ", "))
 }
 
-// embedDistances runs classical MDS on the distance matrix in path. The labels come from the data
-// set at inputPath when one is given ("" means none here, not the built-in digits).
-func embedDistances(ctx context.Context, e *env, in *inputFlags, path, inputPath string, dim int) (*dataset.Set, lowdim.Model, error) {
+// embedDistances embeds the distance matrix in path by classical MDS or a NeRV-family method. The
+// labels come from the data set at inputPath when one is given ("" means none here, not the
+// built-in digits).
+func embedDistances(ctx context.Context, e *env, in *inputFlags, path, inputPath, method string, s methodSettings) (*dataset.Set, lowdim.Model, error) {
 	dm, err := dataset.Load(path, dataset.Options{NoLabel: true, Warn: func(string) {}})
 	if err != nil {
 		return nil, nil, err
 	}
-	m, err := cmds.FromDistances(ctx, dm.X, dim)
+	var m lowdim.Model
+	if method == "cmds" {
+		m, err = cmds.FromDistances(ctx, dm.X, s.dim)
+	} else {
+		s.distances = dm.X
+		m, err = methods[method](s).Fit(ctx, nil)
+	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
