@@ -48,8 +48,8 @@ type evaluator struct {
 	// summed in block order: the result does not depend on the number of workers or on which
 	// worker took which block, so the same input gives the same bytes on any machine.
 	blocks []*block
-	wg      sync.WaitGroup
-	job     int
+	wg     sync.WaitGroup
+	job    int
 }
 
 // nblocks is the number of row blocks (fewer when n is small).
