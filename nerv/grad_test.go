@@ -2,6 +2,7 @@ package nerv
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -179,5 +180,24 @@ func TestSameBytesAnyWorkerCount(t *testing.T) {
 				first = r.Y
 			}
 		}
+	}
+}
+
+// A cancelled context stops the fit promptly with the context's error.
+func TestCancel(t *testing.T) {
+	d := &dataset.Set{X: randDense(400, 5, 3)}
+	ctx, cancel := context.WithCancel(context.Background())
+	calls := 0
+	e := Embedder{Progress: func(string, int, int) {
+		if calls++; calls == 3 {
+			cancel()
+		}
+	}}
+	_, err := e.Fit(ctx, d)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("error %v, want context.Canceled", err)
+	}
+	if calls > 6 {
+		t.Errorf("%d progress reports after cancelling at the third", calls-3)
 	}
 }
