@@ -5,10 +5,14 @@
 //	lowdim        Embedder, Model, Transformer, Progress — this package
 //	dataset       Set and the readers/writers (CSV/TSV, ARFF, IDX, SOM_PAK, gzip)
 //	neighbors     exact k-NN, blocked and parallel
+//	affinity      σ_i calibration to an entropy (exact, or as dredviz's search)
+//	posterior     models that produce p(c|x): the discriminative Gaussian mixture of NeRV eq. 10
+//	learnmetric   Fisher learning-metric distances from such a model
 //	quality       trustworthiness/continuity, smoothed and rank-based precision/recall,
 //	              P/R curves, k-NN error, prec(h), F-measure
 //	linproj       PCA (and later LSP / Most Likely Embedding)
 //	baseline/cmds classical (Torgerson) MDS
+//	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
 //	modelio       versioned, checksummed model files
 //	viz           gonum/plot figures
 //	cmd/lowdim    the command-line tool
