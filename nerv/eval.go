@@ -176,7 +176,10 @@ func (ev *evaluator) inputRow(w *worker, i int, p, lp []float64) {
 	inv := 1 / ev.s2[i]
 	var z float64
 	for j, v := range d {
-		a := math.Min(v*inv, affinity.MaxExp)
+		a := v * inv
+		if a > affinity.MaxExp {
+			a = affinity.MaxExp
+		}
 		e := math.Exp(-a)
 		p[j], lp[j] = e, -a
 		z += e
@@ -343,7 +346,10 @@ func (ev *evaluator) nervRow(w *worker, bl *block, i int) {
 		yi0, yi1 := y[2*i], y[2*i+1]
 		for j := range t {
 			a, b := yi0-y[2*j], yi1-y[2*j+1]
-			v := math.Min((a*a+b*b)*inv, clamp)
+			v := (a*a + b*b) * inv
+			if v > clamp { // (math.Min is an assembly call, not inlined)
+				v = clamp
+			}
 			t[j] = v
 			if v < tmin && j != i {
 				tmin = v
@@ -357,7 +363,10 @@ func (ev *evaluator) nervRow(w *worker, bl *block, i int) {
 				a := yi[d] - v
 				e += a * a
 			}
-			v := math.Min(e*inv, clamp)
+			v := e * inv
+			if v > clamp {
+				v = clamp
+			}
 			t[j] = v
 			if v < tmin && j != i {
 				tmin = v
