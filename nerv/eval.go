@@ -49,7 +49,6 @@ type evaluator struct {
 	// worker took which block, so the same input gives the same bytes on any machine.
 	blocks []*block
 	wg     sync.WaitGroup
-	job    int
 }
 
 // nblocks is the number of row blocks (fewer when n is small).
