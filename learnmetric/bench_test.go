@@ -58,8 +58,8 @@ func BenchmarkDistances(b *testing.B) {
 // TestLetterMeasure fits the mixture on 1,500 random Letter rows with internal validation,
 // times the 1,500×1,500 distance matrix and compares T = 10 with T = 200 on random pairs.
 func TestLetterMeasure(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits on Letter and forms a 1,500×1,500 distance matrix; skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("fits on Letter and forms a 1,500×1,500 distance matrix; skipped under -short and -race (.ci/run runs it without -race)")
 	}
 	d := letter(t, 1500, 1)
 	start := time.Now()

@@ -26,8 +26,8 @@ func letterSplit(t testing.TB, n int, seed uint64) (train, test *dataset.Set) {
 // TestLetterFit fits the mixture with internal validation on 1,500 random Letter rows (the
 // size of the NeRV paper's experiments) and checks argmax p̂ on 1,500 other rows.
 func TestLetterFit(t *testing.T) {
-	if testing.Short() {
-		t.Skip("fits several mixtures on Letter; skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("fits several mixtures on Letter; skipped under -short and -race (.ci/run runs it without -race)")
 	}
 	train, test := letterSplit(t, 1500, 1)
 	start := time.Now()
