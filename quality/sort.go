@@ -30,10 +30,9 @@ func newRowOrder(n int) *rowOrder {
 		keys: make([]float64, n), ord: make([]int32, n), rank: make([]int32, n)}
 }
 
-// orderGo ranks the points j ≠ i of the row d, at least its need nearest ones (need ≤ len(d)−1).
-// lo and hi are the smallest and largest d[j], j ≠ i. (order, in order_*.go, runs it or its cgo
-// twin.)
-func (s *rowOrder) orderGo(d []float64, i int, lo, hi float64, need int) {
+// order ranks the points j ≠ i of the row d, at least its need nearest ones (need ≤ len(d)−1).
+// lo and hi are the smallest and largest d[j], j ≠ i.
+func (s *rowOrder) order(d []float64, i int, lo, hi float64, need int) {
 	n := len(d)
 	nb := len(s.cnt) - 1
 	cnt, many, bkt, keys, ord, rank := s.cnt, s.many, s.bkt[:n], s.keys[:n], s.ord[:n], s.rank[:n]
