@@ -19,12 +19,12 @@
 // wall times are inflated; user CPU time is the steadier figure): n = 10,000, every measure
 // 12.5–13.4 s (11–12 s CPU), was 95 s; trustworthiness alone 5.7 s against scikit-learn 1.2.1's
 // 29–35 s. n = 70,000, every measure 499–725 s wall (three runs, median 691 s), 491–508 s CPU,
-// 1.6 GB peak (the old code did not finish in 29 minutes); on an idle machine about 250 s. The pure-Go build takes 71 s at
-// n = 10,000 (47 s CPU). Where the CPU goes at n = 70,000: single-precision products 88 s
-// (1.5·n²·H flops at ~120 GFLOP/s per core); ranking both rows 180 s (two bucket sorts of 70,000
-// per row, limited by cache misses, not arithmetic: a C twin of the Go version left the total
-// unchanged, 491 s CPU, and was dropped); rank-based terms and row sweeps 90 s; smoothed
-// measures 55 s.
+// 1.6 GB peak (the old code did not finish in 29 minutes); on an idle machine about 250 s. The
+// pure-Go build takes 71 s at n = 10,000 (47 s CPU). Where the CPU goes at n = 70,000:
+// single-precision products 88 s (1.5·n²·H flops at ~120 GFLOP/s per core); ranking both rows
+// 180 s (two bucket sorts of 70,000 per row, limited by cache misses, not arithmetic: a C twin of
+// the Go version left the total unchanged, 491 s CPU, and was dropped); rank-based terms and row
+// sweeps 90 s; smoothed measures 55 s.
 //
 // # Conventions
 //
