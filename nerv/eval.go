@@ -179,11 +179,15 @@ func (ev *evaluator) inputRow(w *worker, i int, p, lp []float64) {
 		if a > affinity.MaxExp {
 			a = affinity.MaxExp
 		}
+		if j == i {
+			// Not computed and subtracted: the self weight exp(0) = 1 would swamp the others
+			// when σ_i is small, and (1 + Σ) − 1 can round to 0.
+			a = math.Inf(1)
+		}
 		e := math.Exp(-a)
 		p[j], lp[j] = e, -a
 		z += e
 	}
-	z -= p[i]
 	lz := math.Log(z)
 	iz := 1 / z
 	for j := range p {

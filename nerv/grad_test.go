@@ -201,3 +201,22 @@ func TestCancel(t *testing.T) {
 		t.Errorf("%d progress reports after cancelling at the third", calls-3)
 	}
 }
+
+// On a lattice every point has 2–4 nearest neighbours at exactly the same distance, so for
+// k_eff = 3 the calibrated σ is tiny against them; the input probabilities must still be finite
+// (the self weight exp(0) once swamped the rest and the normaliser rounded to 0: cost NaN,
+// found on 150 Landsat rows by the reproduce experiments).
+func TestLatticeSmallPerplexity(t *testing.T) {
+	x := mat.NewDense(49, 2, nil)
+	for i := range 49 {
+		x.Set(i, 0, float64(i%7))
+		x.Set(i, 1, float64(i/7))
+	}
+	r, err := Embedder{Perplexity: 3, Iterations: 20}.fit(context.Background(), &dataset.Set{X: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.IsNaN(r.Cost) || math.IsInf(r.Cost, 0) {
+		t.Fatalf("cost %v", r.Cost)
+	}
+}
