@@ -220,3 +220,16 @@ func TestLatticeSmallPerplexity(t *testing.T) {
 		t.Fatalf("cost %v", r.Cost)
 	}
 }
+
+// Seven 2-D points (two of them equal) can be laid out perfectly: the cost falls to rounding
+// level during annealing, where gonum's line search once asked for the same point forever.
+func TestPerfectLayoutTerminates(t *testing.T) {
+	x := mat.NewDense(7, 2, []float64{1, 2, 1, 2, 3, 4, 5, 7, 8, 1, 2, 2, 4, 4})
+	r, err := Embedder{Perplexity: 3, Iterations: 5}.fit(context.Background(), &dataset.Set{X: x})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Cost > 1e-6 {
+		t.Errorf("cost %g, want about 0 for a layout that can be perfect", r.Cost)
+	}
+}

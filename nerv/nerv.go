@@ -352,6 +352,9 @@ func (o *optimizer) minimize(y []float64, iters int, tol float64) error {
 	}
 	settings := &optimize.Settings{
 		MajorIterations: iters,
+		// A guard: at a cost that is zero to rounding (a perfect layout of a few points) gonum's
+		// Moré–Thuente search can ask for the same point forever.
+		FuncEvaluations: 30*iters + 50,
 		Converger:       optimize.NeverTerminate{},
 		Recorder:        o,
 	}
