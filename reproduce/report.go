@@ -339,7 +339,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		p(" | | |\n\n")
 		if anyRaised(s.Metrics) {
-			p("k_eff marked * was widened (×1.5 per step) from 0.5·n/G because NeRV's cost was NaN from the start at the rule's value (a defect of package nerv at small k_eff, reported). ")
+			p("k_eff marked * was widened (×1.5 per step) from 0.5·n/G because NeRV's cost was NaN from the start at the rule's value (a defect in package nerv, reported; it is not limited to small k_eff). ")
 		}
 		p("SNeRV's time covers the mixture, the distances and NeRV, split evenly between the two λ.\n\n")
 		p("SNeRV λ = 0.1 in fold 1, training and held-out rows coloured by their true classes:\n\n![SNeRV λ = 0.1 on %s, fold 1](%s)\n\n", s.Data, supPlot(s.Data))

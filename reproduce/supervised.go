@@ -111,7 +111,7 @@ func (s SNeRV) Fit(ctx context.Context, d *dataset.Set) ([]*mat.Dense, FoldMetri
 			Seed: s.Seed, Workers: s.Workers, Iterations: s.Iterations,
 		}.Fit(ctx, d)
 		if err != nil && strings.Contains(err.Error(), "NaN") && fm.Perplexity*1.5 < float64(n)/2 {
-			// nerv's cost is NaN from the start for some small k_eff (see MinPerplexity): widen
+			// nerv's cost is NaN from the start for some k_eff (see MinPerplexity): widen
 			// the neighbourhoods, say so in the fold's metric, and start again from the first λ
 			// so that every λ shares one k_eff.
 			fm.Perplexity *= 1.5
