@@ -3,6 +3,7 @@ package dataset
 import (
 	"bytes"
 	"fmt"
+	"lowdim/internal/shared/sharedtest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -70,7 +71,7 @@ func BenchmarkReadSOMPAK(b *testing.B) { benchRead(b, "sompak", 20000, 20) }
 
 // BenchmarkLoadMNIST loads the gzip'd 60000×784 MNIST training images and labels.
 func BenchmarkLoadMNIST(b *testing.B) {
-	path := filepath.Join(sharedData(b), "mnist", "train-images-idx3-ubyte.gz")
+	path := filepath.Join(sharedtest.Data(b), "mnist", "train-images-idx3-ubyte.gz")
 	fi, err := os.Stat(path)
 	if err != nil {
 		b.Skip(err)

@@ -1,36 +1,12 @@
 package dataset
 
 import (
-	"os"
+	"lowdim/internal/shared/sharedtest"
 	"path/filepath"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 )
-
-// sharedData returns ../shared/data relative to the module root, skipping when it is absent.
-func sharedData(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory")
-		}
-		dir = parent
-	}
-	d := filepath.Join(dir, "..", "shared", "data")
-	if _, err := os.Stat(d); err != nil {
-		t.Skipf("staged data not found at %s (../shared/data next to the repository): %v", d, err)
-	}
-	return d
-}
 
 func classCounts(s *Set) map[string]int {
 	m := map[string]int{}
@@ -154,7 +130,7 @@ var arffCases = []struct {
 }
 
 func TestStagedData(t *testing.T) {
-	data := sharedData(t)
+	data := sharedtest.Data(t)
 	for _, c := range stagedCases() {
 		t.Run(c.path+c.opt.Missing, func(t *testing.T) {
 			if testing.Short() && (c.n*max(c.h, 1) > 5e6) {
@@ -214,7 +190,7 @@ func checkSet(t *testing.T, s *Set, n, h int) {
 
 // TestStagedDetails checks values that only a correct parse gets right.
 func TestStagedDetails(t *testing.T) {
-	data := sharedData(t)
+	data := sharedtest.Data(t)
 	t.Run("bbc side files", func(t *testing.T) {
 		if testing.Short() {
 			t.Skip("170 MB dense matrix; skipped under -short")
@@ -281,7 +257,7 @@ func TestStagedDetails(t *testing.T) {
 // TestDredvizGolden reads the SOM_PAK files dredviz wrote (shared/golden/dredviz): 1000 rows of
 // the 3-D S-curve and of its 2-D NeRV embedding (README.md there), with trailing spaces.
 func TestDredvizGolden(t *testing.T) {
-	golden := filepath.Join(filepath.Dir(sharedData(t)), "golden", "dredviz")
+	golden := filepath.Join(filepath.Dir(sharedtest.Data(t)), "golden", "dredviz")
 	for file, dim := range map[string]int{"scurve1000.dat": 3, "scurve1000_nerv.dat": 2, "scurve1000_pca.dat": 2} {
 		s, err := Load(filepath.Join(golden, file), Options{})
 		if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
-	"os"
 	"path/filepath"
 	"slices"
 	"testing"
@@ -13,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/shared/sharedtest"
 	"lowdim/posterior"
 )
 
@@ -300,33 +300,9 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// sharedDir returns ../shared relative to the repository root, or skips.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "data")); err != nil {
-		t.Skipf("shared data directory %s is absent: %v", shared, err)
-	}
-	return shared
-}
-
 // letter returns n seeded random rows of UCI Letter.
 func letter(t testing.TB, n int, seed uint64) *dataset.Set {
-	d, err := dataset.Load(filepath.Join(sharedDir(t), "data", "letter", "letter-recognition.data"), dataset.Options{Label: "first"})
+	d, err := dataset.Load(filepath.Join(sharedtest.Dir(t), "data", "letter", "letter-recognition.data"), dataset.Options{Label: "first"})
 	if err != nil {
 		t.Fatal(err)
 	}

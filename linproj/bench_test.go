@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/shared/sharedtest"
 )
 
 func benchFit(b *testing.B, x *mat.Dense, dim int) {
@@ -30,7 +31,7 @@ func BenchmarkPCASVD1000x784(b *testing.B) { benchFit(b, randomData(1000, 784, 1
 
 // BenchmarkPCAMNIST: all 70000 MNIST images (train + test), 784 pixels.
 func BenchmarkPCAMNIST(b *testing.B) {
-	dir := filepath.Join(sharedDir(b), "data", "mnist")
+	dir := filepath.Join(sharedtest.Dir(b), "data", "mnist")
 	train, err := dataset.Load(filepath.Join(dir, "train-images-idx3-ubyte.gz"), dataset.Options{})
 	if err != nil {
 		b.Fatal(err)

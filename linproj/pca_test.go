@@ -18,18 +18,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/shared/sharedtest"
 	"lowdim/modelio"
 )
-
-// sharedDir returns ../shared relative to the repository root, or skips the test.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir := filepath.Join("..", "..", "shared")
-	if _, err := os.Stat(dir); err != nil {
-		t.Skipf("shared data directory %s not found: %v", dir, err)
-	}
-	return dir
-}
 
 // readMatrix reads a whitespace-separated numeric text file; lines starting with '#' are
 // comments (np.savetxt headers). skip drops that many further leading lines (SOM_PAK's
@@ -76,7 +67,7 @@ func readMatrix(t testing.TB, path string, skip int) *mat.Dense {
 
 // iris reads scikit-learn's iris.csv (first line is metadata; last column is the class).
 func iris(t testing.TB) *mat.Dense {
-	m := readMatrix(t, filepath.Join(sharedDir(t), "data", "sklearn_small", "iris.csv"), 1)
+	m := readMatrix(t, filepath.Join(sharedtest.Dir(t), "data", "sklearn_small", "iris.csv"), 1)
 	n, _ := m.Dims()
 	return mat.DenseCopyOf(m.Slice(0, n, 0, 4))
 }
@@ -139,7 +130,7 @@ func TestPCAGoldenSklearn(t *testing.T) {
 // file both of its components have the opposite sign to scikit-learn's (and ours). The
 // comparison therefore allows a sign per component. Its output has 6 significant digits.
 func TestPCADredviz(t *testing.T) {
-	dir := filepath.Join(sharedDir(t), "golden", "dredviz")
+	dir := filepath.Join(sharedtest.Dir(t), "golden", "dredviz")
 	x := readMatrix(t, filepath.Join(dir, "scurve1000.dat"), 1)
 	want := readMatrix(t, filepath.Join(dir, "scurve1000_pca.dat"), 1)
 	m, err := PCA{}.Fit(context.Background(), &dataset.Set{X: x})

@@ -3,39 +3,11 @@ package posterior
 import (
 	"math"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
-	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
 )
-
-// sharedDir returns /work/shared as ../shared relative to the repository root (the
-// directory holding go.mod), skipping the test when it is absent.
-func sharedDir(t testing.TB) string {
-	t.Helper()
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			break
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Skip("no go.mod above the test directory; cannot locate ../shared")
-		}
-		dir = parent
-	}
-	shared := filepath.Join(dir, "..", "shared")
-	if _, err := os.Stat(filepath.Join(shared, "data")); err != nil {
-		t.Skipf("shared data directory %s is absent: %v", shared, err)
-	}
-	return shared
-}
 
 // blobs returns n labelled rows in h dimensions from k Gaussian classes (unit spread) whose
 // means lie sep apart along random directions.

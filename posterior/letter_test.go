@@ -10,11 +10,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/shared/sharedtest"
 )
 
 // letterSplit loads UCI Letter and returns two disjoint seeded random subsets of n rows each.
 func letterSplit(t testing.TB, n int, seed uint64) (train, test *dataset.Set) {
-	shared := sharedDir(t)
+	shared := sharedtest.Dir(t)
 	d, err := dataset.Load(filepath.Join(shared, "data", "letter", "letter-recognition.data"), dataset.Options{Label: "first"})
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,6 @@
 package reproduce
 
 import (
-	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,39 +10,27 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/shared"
 )
 
 // FindShared returns the shared directory of the project: ../shared next to the directory that
 // holds go.mod, found by walking up from the working directory. It fails with a clear error when
 // either is missing.
 func FindShared() (string, error) {
-	root, err := ModuleRoot()
+	dir, err := shared.Dir()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("reproduce: %w", err)
 	}
-	shared := filepath.Join(filepath.Dir(root), "shared")
-	if fi, err := os.Stat(shared); err != nil || !fi.IsDir() {
-		return "", fmt.Errorf("reproduce: the shared data directory %s (../shared next to the module root %s) is missing", shared, root)
-	}
-	return shared, nil
+	return dir, nil
 }
 
 // ModuleRoot returns the nearest directory at or above the working directory that holds go.mod.
 func ModuleRoot() (string, error) {
-	dir, err := os.Getwd()
+	root, err := shared.ModuleRoot()
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("reproduce: %w (or give the data directory)", err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		up := filepath.Dir(dir)
-		if up == dir {
-			return "", errors.New("reproduce: no go.mod in the working directory or above it; run from inside the lowdim module or give the data directory")
-		}
-		dir = up
-	}
+	return root, nil
 }
 
 // load reads one staged file, naming it when it is missing.
