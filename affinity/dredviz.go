@@ -8,20 +8,37 @@ package affinity
 // is kept on purpose: when a golden point left of the middle loses, the new left end takes the
 // right end's cost rather than its own. Both change the golden numbers (by 2.5e-2 and 4.8e-3).
 func searchSigma2(f func(float64) float64) float64 {
+	var memo []memoEntry
+	cost := func(s2 float64) float64 {
+		for _, m := range memo {
+			if m.s2 == s2 {
+				return m.cost
+			}
+		}
+		c := f(s2)
+		memo = append(memo, memoEntry{s2, c})
+		return c
+	}
+	return goldenSearch(func(x, y float64) bool { return cost(x) < cost(y) })
+}
+
+// goldenSearch is that search. A "cost" is represented by the point σ² at which it is taken, and
+// less(x, y) reports whether the cost at x is below the cost at y; so callers decide how (and
+// whether) to compute costs.
+func goldenSearch(less func(x, y float64) bool) float64 {
 	const (
 		grow   = 2.0
 		golden = 0.61803399
 		width  = 1e-2
 		maxIt  = 40
 	)
-	at := func(x float64) float64 { return f(dblMin + x) }
-	// Bracket (a, b, c) with costs fa, fb(est), fc.
+	at := func(x float64) float64 { return dblMin + x } // the point whose cost stands for f(x)
 	a, b, c := 0.0, 1.0, 0.0
 	fa := at(a)
 	fb := at(b)
 	var best, fc float64
 	it := 0
-	if fa < fb { // the minimum lies below the unit step: halve it until it beats the start
+	if less(fa, fb) {
 		c, best, fc = b, fa, fb
 		step := b / grow
 		var fx float64
@@ -30,17 +47,17 @@ func searchSigma2(f func(float64) float64) float64 {
 			b = step
 			step /= grow
 			fx = at(b)
-			if !(fx > fa && it < maxIt) {
+			if !(less(fa, fx) && it < maxIt) {
 				break
 			}
 		}
-		if fx < best {
+		if less(fx, best) {
 			best = fx
 		} else {
-			b = 0x1p-52 // DBL_EPSILON
+			b = 0x1p-52
 		}
 		fb = fx
-	} else { // double the step until the cost stops falling below the unit step's
+	} else {
 		best = fb
 		step := b * grow
 		var fx float64
@@ -49,11 +66,11 @@ func searchSigma2(f func(float64) float64) float64 {
 			c = step
 			step *= grow
 			fx = at(c)
-			if !(fx < best && it < maxIt) {
+			if !(less(fx, best) && it < maxIt) {
 				break
 			}
 		}
-		if it == maxIt && fx < fb {
+		if it == maxIt && less(fx, fb) {
 			fc = fb
 			c = b
 			b = (a + c) / 2
@@ -61,7 +78,10 @@ func searchSigma2(f func(float64) float64) float64 {
 			fc = fx
 		}
 	}
-	if fa < fc && fa < fb {
+	// fa < fb first (the reference tests fa < fc first; the comparisons are pure, so the order of
+	// the conjuncts does not matter): after the doubling branch it is known false, which spares
+	// computing the cost at c.
+	if less(fa, fb) && less(fa, fc) {
 		return dblMin
 	}
 	tol := width
@@ -71,7 +91,7 @@ func searchSigma2(f func(float64) float64) float64 {
 	for it = 0; c-a > tol && it < maxIt; it++ {
 		if c-b > b-a {
 			x := b + golden*(c-b)
-			if fx := at(x); fx < best {
+			if fx := at(x); less(fx, best) {
 				a, fa = b, best
 				b, best = x, fx
 			} else {
@@ -79,21 +99,21 @@ func searchSigma2(f func(float64) float64) float64 {
 			}
 		} else {
 			x := a + golden*(b-a)
-			if fx := at(x); fx < best {
+			if fx := at(x); less(fx, best) {
 				c, fc = b, best
 				b, best = x, fx
 			} else {
-				a, fa = x, fc // sic: dredviz's quirk, see above
+				a, fa = x, fc // sic: dredviz's quirk, see searchSigma2
 			}
 		}
 	}
 	mid := (a + c) / 2
 	fm := at(mid)
-	if fa < fc {
-		if fm > fa {
+	if less(fa, fc) {
+		if less(fa, fm) {
 			return dblMin + a
 		}
-	} else if fm > fc {
+	} else if less(fc, fm) {
 		return dblMin + c
 	}
 	return dblMin + mid
