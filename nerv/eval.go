@@ -344,36 +344,16 @@ func (ev *evaluator) nervRow(w *worker, bl *block, i int) {
 	y := ev.y
 	inv := ev.oscale / ev.s2[i]
 	t, q := w.t[:n], w.q[:n]
+	ev.sqDists(i, t)
 	tmin := math.Inf(1)
-	if dim == 2 {
-		yi0, yi1 := y[2*i], y[2*i+1]
-		for j := range t {
-			a, b := yi0-y[2*j], yi1-y[2*j+1]
-			v := (a*a + b*b) * inv
-			if v > clamp { // (math.Min is an assembly call, not inlined)
-				v = clamp
-			}
-			t[j] = v
-			if v < tmin && j != i {
-				tmin = v
-			}
+	for j, e := range t {
+		v := e * inv
+		if v > clamp { // (math.Min is an assembly call, not inlined)
+			v = clamp
 		}
-	} else {
-		yi := y[i*dim : (i+1)*dim]
-		for j := range t {
-			var e float64
-			for d, v := range y[j*dim : (j+1)*dim] {
-				a := yi[d] - v
-				e += a * a
-			}
-			v := e * inv
-			if v > clamp {
-				v = clamp
-			}
-			t[j] = v
-			if v < tmin && j != i {
-				tmin = v
-			}
+		t[j] = v
+		if v < tmin && j != i {
+			tmin = v
 		}
 	}
 	t[i] = clamp

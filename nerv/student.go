@@ -36,7 +36,7 @@ func (ev *evaluator) tPrepare() {
 	ev.tklpq = s2 + lz
 }
 
-// sqDist2 writes e_ij = ‖y_i − y_j‖² for all j into t.
+// sqDists writes e_ij = ‖y_i − y_j‖² for all j into t.
 func (ev *evaluator) sqDists(i int, t []float64) {
 	y, dim := ev.y, ev.dim
 	if dim == 2 {
