@@ -111,6 +111,24 @@ static void exp_sums(const double *a, long n, double inv, double clamp, double t
 	*so = ss;
 }
 
+// kl_scalar adds elements j..n−1 to the sums r (the loop the vector code leaves, and the fallback).
+static void kl_scalar(const double *a, const double *b, long j, long n, double inv, double clamp, double pmin, double qmin, double skip, double *r) {
+	for (; j < n; j++) {
+		double tp = __builtin_fmin(a[j] * inv, clamp) - pmin;
+		double tq = __builtin_fmin(b[j] * inv, clamp) - qmin;
+		if (tp <= skip) {
+			double w = expneg(tp);
+			r[0] += w;
+			r[1] += w * (tq - tp);
+		}
+		if (tq <= skip) {
+			double w = expneg(tq);
+			r[2] += w;
+			r[3] += w * (tp - tq);
+		}
+	}
+}
+
 __attribute__((target("avx512f,avx512dq")))
 static void kl_sums512(const double *a, const double *b, long n, double inv, double clamp, double pmin, double qmin, double skip, double *out) {
 	__m512d zp = _mm512_setzero_pd(), sp = _mm512_setzero_pd(), zq = _mm512_setzero_pd(), sq = _mm512_setzero_pd();
@@ -134,20 +152,7 @@ static void kl_sums512(const double *a, const double *b, long n, double inv, dou
 		}
 	}
 	double r[4] = {_mm512_reduce_add_pd(zp), _mm512_reduce_add_pd(sp), _mm512_reduce_add_pd(zq), _mm512_reduce_add_pd(sq)};
-	for (; j < n; j++) {
-		double tp = __builtin_fmin(a[j] * inv, clamp) - pmin;
-		double tq = __builtin_fmin(b[j] * inv, clamp) - qmin;
-		if (tp <= skip) {
-			double w = expneg(tp);
-			r[0] += w;
-			r[1] += w * (tq - tp);
-		}
-		if (tq <= skip) {
-			double w = expneg(tq);
-			r[2] += w;
-			r[3] += w * (tp - tq);
-		}
-	}
+	kl_scalar(a, b, j, n, inv, clamp, pmin, qmin, skip, r);
 	memcpy(out, r, sizeof r);
 }
 
@@ -157,20 +162,7 @@ static void kl_sums(const double *a, const double *b, long n, double inv, double
 		return;
 	}
 	double r[4] = {0, 0, 0, 0};
-	for (long j = 0; j < n; j++) {
-		double tp = __builtin_fmin(a[j] * inv, clamp) - pmin;
-		double tq = __builtin_fmin(b[j] * inv, clamp) - qmin;
-		if (tp <= skip) {
-			double w = expneg(tp);
-			r[0] += w;
-			r[1] += w * (tq - tp);
-		}
-		if (tq <= skip) {
-			double w = expneg(tq);
-			r[2] += w;
-			r[3] += w * (tp - tq);
-		}
-	}
+	kl_scalar(a, b, 0, n, inv, clamp, pmin, qmin, skip, r);
 	memcpy(out, r, sizeof r);
 }
 */
