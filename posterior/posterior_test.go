@@ -191,16 +191,7 @@ func TestFitSeparable(t *testing.T) {
 	if h != 4 || k != 3 || g < 3 {
 		t.Errorf("dims G=%d H=%d K=%d", g, h, k)
 	}
-	var p mat.Dense
-	if err := m.Posteriors(&p, test.X); err != nil {
-		t.Fatal(err)
-	}
-	wrong := 0
-	for i, l := range test.Labels {
-		if argmax(p.RawRowView(i)) != l {
-			wrong++
-		}
-	}
+	wrong := misclassified(t, m, test)
 	// Class means 12 units apart with unit noise: the Bayes error is essentially 0.
 	if wrong > 3 {
 		t.Errorf("%d of 300 fresh rows misclassified", wrong)
