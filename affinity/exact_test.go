@@ -1,6 +1,7 @@
 package affinity
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -54,7 +55,7 @@ func TestExactHitsTargetEntropy(t *testing.T) {
 		for j, v := range exp {
 			s[j] = v * scale
 		}
-		rows["scaled"+fmtG(scale)] = s
+		rows[fmt.Sprintf("scaled %g", scale)] = s
 	}
 	for name, a := range rows {
 		ks := []float64{1.5, 5, 20, 0.4 * float64(len(a))}
@@ -83,13 +84,6 @@ func TestExactUnreachable(t *testing.T) {
 	}
 }
 
-func fmtG(v float64) string {
-	if v < 1 {
-		return "1e-6"
-	}
-	return "1e6"
-}
-
 // The entropy is a decreasing function of 1/σ²: its derivative, as entropyNats reports it, agrees
 // with central finite differences in ln β.
 func TestEntropyNatsDerivative(t *testing.T) {
@@ -114,23 +108,25 @@ func TestEntropyNatsDerivative(t *testing.T) {
 	}
 }
 
-func BenchmarkExactSigma2(b *testing.B) {
+// benchRow is a 1000-point row of exponential squared distances.
+func benchRow() []float64 {
 	rng := rand.New(rand.NewPCG(5, 6))
 	a := make([]float64, 1000)
 	for j := range a {
 		a[j] = rng.ExpFloat64()
 	}
+	return a
+}
+
+func BenchmarkExactSigma2(b *testing.B) {
+	a := benchRow()
 	for b.Loop() {
 		Sigma2(a, 20, Exact)
 	}
 }
 
 func BenchmarkDredvizSigma2(b *testing.B) {
-	rng := rand.New(rand.NewPCG(5, 6))
-	a := make([]float64, 1000)
-	for j := range a {
-		a[j] = rng.ExpFloat64()
-	}
+	a := benchRow()
 	for b.Loop() {
 		Sigma2(a, 20, Dredviz)
 	}
