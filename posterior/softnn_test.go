@@ -392,8 +392,8 @@ func TestSoftNNMNIST(t *testing.T) {
 // BenchmarkSoftNNPosteriors times the posteriors of 2,558 rows of 784 features against 500
 // examples with a full (non-isotropic) covariance: MNIST 0–4 with 100 examples a class.
 func BenchmarkSoftNNPosteriors(b *testing.B) {
-	x, labels, _ := anisotropic(2558, 784, 5, 2, 6)
-	m, err := SoftNN{PerClass: 100, Shrinkage: 0.5, Scale: 1}.Fit(context.Background(), x, labels, 5)
+	x, _, truth := anisotropic(2558, 784, 5, 2, 6) // (every fifth row, all of class 4, is unlabelled there)
+	m, err := SoftNN{PerClass: 100, Shrinkage: 0.5, Scale: 1}.Fit(context.Background(), x, truth, 5)
 	if err != nil {
 		b.Fatal(err)
 	}
