@@ -1,0 +1,291 @@
+package pe
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
+	"lowdim/modelio"
+)
+
+func fitSynthetic(t *testing.T, e Embedder, n, k int, seed uint64) (*Model, *mat.Dense, []int) {
+	t.Helper()
+	p, labels, err := DirichletMixture(n, k, 5, seed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := e.FitPosteriors(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, p, labels
+}
+
+// maxAbsDiff is the largest entry of |a − b|.
+func maxAbsDiff(a, b mat.Matrix) float64 {
+	r, c := a.Dims()
+	var d float64
+	for i := range r {
+		for j := range c {
+			d = max(d, math.Abs(a.At(i, j)-b.At(i, j)))
+		}
+	}
+	return d
+}
+
+// TestFitConverges: at the returned Φ the envelope gradient is within the tolerance, every
+// object is at its own optimum, and the embedding classifies its objects (argmax q) mostly
+// as their posteriors do.
+func TestFitConverges(t *testing.T) {
+	for _, d := range []int{2, 3} {
+		m, p, _ := fitSynthetic(t, Embedder{Dim: d}, 800, 6, 3)
+		n, k := p.Dims()
+		if r, c := m.Y.Dims(); r != n || c != d {
+			t.Fatalf("Y is %d×%d", r, c)
+		}
+		logs, _, _ := logPriors(m.Priors, k)
+		sw := newSweeper(p.RawMatrix().Data, append([]float64(nil), m.Y.RawMatrix().Data...), n, k, d, logs, m.EtaR, 1e-26, 1)
+		g := make([]float64, k*d)
+		phi := m.Phi.RawMatrix().Data
+		f, steps, err := sw.sweep(context.Background(), phi, g)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var pen float64
+		for j, v := range phi {
+			g[j] += 2 * m.EtaPhi * v
+			pen += v * v
+		}
+		for j, v := range g {
+			if math.Abs(v) > 2*DefaultTolerance*float64(n) {
+				t.Errorf("d=%d: ∂J/∂Φ[%d] = %g at the returned Φ, tolerance %g", d, j, v, DefaultTolerance*float64(n))
+			}
+		}
+		if rel := math.Abs(f+m.EtaPhi*pen-m.Cost) / m.Cost; rel > 1e-9 {
+			t.Errorf("d=%d: reported cost %.12g, recomputed %.12g", d, m.Cost, f+m.EtaPhi*pen)
+		}
+		if moved := maxAbsDiff(mat.NewDense(n, d, sw.r), m.Y); moved > 1e-6 {
+			t.Errorf("d=%d: objects were not at their optimum: re-solving moved one by %g", d, moved)
+		}
+		_ = steps
+		// argmax q agrees with argmax p for most objects (Dirichlet rows put ~70% mass on one class)
+		agree := 0
+		a, q := make([]float64, k), make([]float64, k)
+		rp := sw.rp
+		rp.phi = phi
+		for i := range n {
+			pi := p.RawRowView(i)
+			rp.eval(pi, m.Y.RawRowView(i), a, q)
+			if argmax(q) == argmax(pi) {
+				agree++
+			}
+		}
+		if float64(agree) < 0.9*float64(n) {
+			t.Errorf("d=%d: argmax q agrees with argmax p for %d of %d objects", d, agree, n)
+		}
+	}
+}
+
+func argmax(v []float64) int {
+	best := 0
+	for i, x := range v {
+		if x > v[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// TestTransformReproducesFit: transforming the training posteriors with the fitted model gives
+// the fitted coordinates (each object's convex problem has one solution).
+func TestTransformReproducesFit(t *testing.T) {
+	m, p, _ := fitSynthetic(t, Embedder{}, 1000, 5, 4)
+	n, _ := p.Dims()
+	dst := mat.NewDense(n, 2, nil)
+	if err := m.Transform(dst, p); err != nil {
+		t.Fatal(err)
+	}
+	// Newton stops at ‖∂J/∂r‖ ≤ 1e-7 with Hessian eigenvalues ≥ 2η_r = 0.2: ≤ 5e-7 apart.
+	if d := maxAbsDiff(dst, m.Y); d > 1e-6 {
+		t.Errorf("transform of the training posteriors differs from the fit by %g", d)
+	}
+}
+
+// TestDeterministic: the same seed gives the same bytes with 1 or 2 workers, with and without
+// the warm-up sample; another seed with random initialisation gives another Φ.
+func TestDeterministic(t *testing.T) {
+	p, _, err := DirichletMixture(6000, 4, 3, 9)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fit := func(e Embedder) *Model {
+		m, err := e.FitPosteriors(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, warm := range []int{-1, 1000} {
+		a := fit(Embedder{Workers: 1, Warmup: warm, Init: InitRandom, Seed: 3})
+		b := fit(Embedder{Workers: 2, Warmup: warm, Init: InitRandom, Seed: 3})
+		if !mat.Equal(a.Y, b.Y) || !mat.Equal(a.Phi, b.Phi) {
+			t.Errorf("warm-up %d: 1 and 2 workers give different bytes", warm)
+		}
+		if warm > 0 && a.WarmupRows != warm {
+			t.Errorf("warm-up rows %d, want %d", a.WarmupRows, warm)
+		}
+		c := fit(Embedder{Workers: 2, Warmup: warm, Init: InitRandom, Seed: 4})
+		if mat.Equal(a.Phi, c.Phi) {
+			t.Errorf("warm-up %d: seeds 3 and 4 gave the same Φ", warm)
+		}
+	}
+}
+
+// TestWarmupReachesTheSameMinimum: the warm-up only changes where the full fit starts. With
+// the MDS start both runs reach the same minimum (J equal to the stopping tolerance).
+func TestWarmupReachesTheSameMinimum(t *testing.T) {
+	p, _, err := DirichletMixture(8000, 5, 5, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var costs []float64
+	for _, warm := range []int{-1, 1000} {
+		m, err := Embedder{Warmup: warm}.FitPosteriors(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		costs = append(costs, m.Cost)
+	}
+	if rel := math.Abs(costs[0]-costs[1]) / costs[0]; rel > 1e-8 {
+		t.Errorf("J without warm-up %.12g, with %.12g (relative %.2g)", costs[0], costs[1], rel)
+	}
+}
+
+// TestPlantedLayout: posteriors generated by a PE model itself (objects and classes placed in
+// 2-D) are fitted with a small KL divergence, well below that of a random layout.
+func TestPlantedLayout(t *testing.T) {
+	const n, k = 2000, 4
+	phi := []float64{3, 0, 0, 3, -3, 0, 0, -3}
+	pm, _, err := DirichletMixture(n, 2, 1, 1) // only a seeded source of object positions
+	if err != nil {
+		t.Fatal(err)
+	}
+	logs, _, _ := logPriors(nil, k)
+	rp := rowProblem{phi: phi, logPrior: logs, k: k, d: 2}
+	p := mat.NewDense(n, k, nil)
+	a := make([]float64, k)
+	for i := range n {
+		u := pm.At(i, 0)
+		r := []float64{6*u - 3, 3 * math.Sin(7*u)}
+		rp.eval(p.RawRowView(i), r, a, p.RawRowView(i))
+	}
+	m, err := Embedder{EtaR: 1e-3, EtaPhi: 1e-3}.FitPosteriors(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A KL of 0.01 nats per object is far below the 0.3–0.8 of noisy Dirichlet rows.
+	if m.KL > 0.01 {
+		t.Errorf("KL per object %g on posteriors a 2-D PE model generated", m.KL)
+	}
+}
+
+// TestSaveLoadTransform: the model file round-trips and the loaded model transforms.
+func TestSaveLoadTransform(t *testing.T) {
+	m, p, _ := fitSynthetic(t, Embedder{}, 300, 3, 5)
+	var buf bytes.Buffer
+	if err := modelio.Encode(&buf, m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := modelio.Decode(&buf, "model.ldm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, ok := got.(*Model)
+	if !ok {
+		t.Fatalf("decoded %T", got)
+	}
+	if !mat.Equal(l.Phi, m.Phi) || !mat.Equal(l.Y, m.Y) || l.EtaR != m.EtaR || l.Cost != m.Cost {
+		t.Fatal("loaded model differs")
+	}
+	dst := mat.NewDense(300, 2, nil)
+	if err := l.Transform(dst, p); err != nil {
+		t.Fatal(err)
+	}
+	if d := maxAbsDiff(dst, m.Y); d > 1e-6 {
+		t.Errorf("loaded model transforms the training posteriors %g away from the fit", d)
+	}
+}
+
+// TestBadPosteriors: every kind of bad input is a clear error matching dataset.ErrInvalid.
+func TestBadPosteriors(t *testing.T) {
+	cases := []struct {
+		name string
+		p    *mat.Dense
+		want string
+	}{
+		{"negative", mat.NewDense(2, 2, []float64{0.5, 0.5, -0.1, 1.1}), "row 2, class 1: expected a non-negative probability, found -0.1"},
+		{"NaN", mat.NewDense(2, 2, []float64{0.5, 0.5, math.NaN(), 1}), "row 2, class 1: expected a finite probability, found NaN"},
+		{"sum", mat.NewDense(2, 2, []float64{0.5, 0.5, 0.3, 0.3}), "row 2: expected probabilities summing to 1"},
+		{"one class", mat.NewDense(2, 1, []float64{1, 1}), "at least 2 classes"},
+		{"one object", mat.NewDense(1, 2, []float64{0.5, 0.5}), "at least 2"},
+	}
+	for _, c := range cases {
+		_, err := Embedder{}.FitPosteriors(context.Background(), c.p)
+		if err == nil || !errors.Is(err, dataset.ErrInvalid) || !bytes.Contains([]byte(err.Error()), []byte(c.want)) {
+			t.Errorf("%s: error %v, want one containing %q that matches ErrInvalid", c.name, err, c.want)
+		}
+	}
+	// Normalize rescales instead.
+	if _, err := (Embedder{Normalize: true}).FitPosteriors(context.Background(), mat.NewDense(3, 2, []float64{0.5, 0.5, 0.3, 0.3, 2, 1})); err != nil {
+		t.Errorf("Normalize: %v", err)
+	}
+	bad := []Embedder{{Priors: []float64{1}}, {Priors: []float64{1, -1}}, {EtaR: -1}, {Dim: 4}, {Start: mat.NewDense(3, 2, nil)}}
+	for _, e := range bad {
+		_, err := e.FitPosteriors(context.Background(), mat.NewDense(2, 2, []float64{0.5, 0.5, 0.2, 0.8}))
+		if !errors.Is(err, dataset.ErrInvalid) {
+			t.Errorf("%+v: error %v, want ErrInvalid", e, err)
+		}
+	}
+}
+
+// TestCancel: a cancelled context stops the fit with its error.
+func TestCancel(t *testing.T) {
+	p, _, _ := DirichletMixture(5000, 4, 3, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := (Embedder{}).FitPosteriors(ctx, p); !errors.Is(err, context.Canceled) {
+		t.Errorf("error %v, want context.Canceled", err)
+	}
+}
+
+// TestPriors: with the same posteriors, raising π_1 lets class-1 objects sit further from φ_1
+// than with uniform priors (q_1 gets a head start, so r need not come as close).
+func TestPriors(t *testing.T) {
+	p, labels, _ := DirichletMixture(600, 3, 5, 2)
+	start := mat.NewDense(3, 2, []float64{2, 0, -1, 1.7, -1, -1.7})
+	mean := func(pri []float64) float64 {
+		m, err := Embedder{Priors: pri, Start: start}.FitPosteriors(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s float64
+		cnt := 0
+		for i, l := range labels {
+			if l == 0 {
+				dx, dy := m.Y.At(i, 0)-m.Phi.At(0, 0), m.Y.At(i, 1)-m.Phi.At(0, 1)
+				s += math.Hypot(dx, dy)
+				cnt++
+			}
+		}
+		return s / float64(cnt)
+	}
+	uniform, favoured := mean(nil), mean([]float64{5, 1, 1})
+	if !(favoured > uniform) {
+		t.Errorf("mean distance of class-1 objects to φ_1: %g with π_1 = 5/7, %g with uniform priors", favoured, uniform)
+	}
+}
