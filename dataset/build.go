@@ -28,8 +28,10 @@ type builder struct {
 	target     []float64 // numeric target without classes (ARFF regression)
 	targetOnly bool
 	rowNames   []string
-	n          int // rows so far
-	missing    int // number of missing numeric values seen
+	lines      []int // 1-based source line of each row (tables only)
+	columns    []int // 1-based source column of each feature (tables only)
+	n          int   // rows so far
+	missing    int   // number of missing numeric values seen
 }
 
 // addRawLabel records the label text of the current row ("" or "?" = unknown).
@@ -111,6 +113,13 @@ func (b *builder) finish(opt *Options) (*Set, error) {
 		return keep[i]
 	}
 	m := s.Len()
+	if b.lines != nil {
+		s.Lines = make([]int, m)
+		for i := range s.Lines {
+			s.Lines[i] = b.lines[pick(i)]
+		}
+		s.Columns = b.columns
+	}
 	if b.rowNames != nil {
 		s.RowNames = make([]string, m)
 		for i := range s.RowNames {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -471,5 +472,21 @@ func TestLoadStdin(t *testing.T) {
 	}
 	if s.Name != "stdin" || s.Dim() != 3 || labelNames(s)[0] != "A" {
 		t.Errorf("stdin: %q %d×%d %q", s.Name, s.Len(), s.Dim(), labelNames(s))
+	}
+}
+
+// TestTableLinesAndColumns: tables record where each row and feature came from, skipping the
+// header, blank lines and the label column, and keep the lines of rows kept by Missing "drop".
+func TestTableLinesAndColumns(t *testing.T) {
+	in := "label,a,b\nx,1,2\n\ny,3,4\nx,?,5\nz,6,7\n"
+	s, err := Read(strings.NewReader(in), "t.csv", Options{Missing: "drop", Warn: func(string) {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []int{2, 4, 6}; !slices.Equal(s.Lines, want) {
+		t.Errorf("Lines = %v, want %v", s.Lines, want)
+	}
+	if want := []int{2, 3}; !slices.Equal(s.Columns, want) {
+		t.Errorf("Columns = %v, want %v", s.Columns, want)
 	}
 }

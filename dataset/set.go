@@ -21,6 +21,11 @@ type Set struct {
 	Target     []float64
 	RowNames   []string   // optional per-row identifiers
 	Posteriors *mat.Dense // optional n×K class posteriors p(c|x)
+	// Lines and Columns locate the values in the file for error messages about them: Lines[i] is
+	// row i's 1-based line, Columns[j] feature j's 1-based column. Readers of tables (CSV, TSV,
+	// whitespace) fill them; nil means unknown. Subsets drop them.
+	Lines   []int
+	Columns []int
 }
 
 // Len returns the number of rows.

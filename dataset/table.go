@@ -424,6 +424,7 @@ func (t *table) resolveColumns(width int, classes []string) error {
 	for j, r := range t.roles {
 		if r == colFeature {
 			h++
+			t.b.columns = append(t.b.columns, j+1)
 			if t.header != nil {
 				t.b.features = append(t.b.features, string(t.header[j]))
 			}
@@ -471,6 +472,7 @@ func (t *table) row(lr *lineReader, fields [][]byte) error {
 			}
 		}
 	}
+	b.lines = append(b.lines, lr.line)
 	b.n++
 	return nil
 }
