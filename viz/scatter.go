@@ -60,6 +60,20 @@ type Scatter struct {
 	// markers in the class colours (Parametric Embedding places classes in the embedding).
 	// nil means none.
 	ClassPoints *mat.Dense
+	// Highlight lists rows (0-based) drawn on top of all others, larger and crossed in black —
+	// the labelled examples of a semi-supervised classifier, say. nil means none. The legend
+	// names them HighlightName ("" means "highlighted").
+	Highlight     []int
+	HighlightName string
+	// Annotations are text labels drawn next to given rows (example words of a topic map, say),
+	// in a small font with a white halo. nil means none.
+	Annotations []Annotation
+}
+
+// Annotation is a text label drawn next to row Row (0-based) of a scatter plot.
+type Annotation struct {
+	Row  int
+	Text string
 }
 
 // ScatterPlot is a finished scatter figure: a data panel, and a legend or a colour bar to its right.
@@ -127,6 +141,16 @@ func (s Scatter) Plot(y *mat.Dense, labels []int, classNames []string) (*Scatter
 			cp = append(cp, [2]float64{a, b})
 		}
 		k = max(k, kr)
+	}
+	for _, r := range s.Highlight {
+		if r < 0 || r >= n {
+			return nil, dataset.Invalidf("viz: highlighted row %d outside 0..%d", r, n-1)
+		}
+	}
+	for _, a := range s.Annotations {
+		if a.Row < 0 || a.Row >= n {
+			return nil, dataset.Invalidf("viz: annotated row %d outside 0..%d", a.Row, n-1)
+		}
 	}
 	useTarget := labels == nil && s.Target != nil
 	if useTarget && len(s.Target) != n {
@@ -278,6 +302,19 @@ func (s Scatter) Plot(y *mat.Dense, labels []int, classNames []string) (*Scatter
 	sp.points = pts
 
 	sp.markPad = radius
+	if len(s.Highlight) > 0 {
+		hl := &highlightLayer{pts: pts, rows: s.Highlight, radius: max(2*radius, vg.Points(3.5))}
+		sp.Panel.Add(hl)
+		sp.markPad = max(sp.markPad, hl.radius+1)
+		hname := s.HighlightName
+		if hname == "" {
+			hname = "highlighted"
+		}
+		sp.legend = append(sp.legend, legendEntry{name: hname, color: color.NRGBA{A: 0xff}, shape: crossShape})
+	}
+	if len(s.Annotations) > 0 {
+		sp.Panel.Add(&annotationLayer{xy: xy, notes: s.Annotations, offset: radius + 2})
+	}
 	if cp != nil {
 		cm := &classMarkers{at: cp, radius: 6}
 		for j := range cp {
@@ -352,7 +389,11 @@ func shapeOf(class int) uint8 {
 	return uint8(class / len(classColors) % 3)
 }
 
-var glyphShapes = [3]draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}}
+// glyphShapes holds the class shapes (indices 0–2, see shapeOf) and the highlight cross.
+var glyphShapes = [4]draw.GlyphDrawer{draw.CircleGlyph{}, draw.BoxGlyph{}, draw.PyramidGlyph{}, draw.CrossGlyph{}}
+
+// crossShape indexes the highlight cross in glyphShapes.
+const crossShape = 3
 
 // Draw draws the figure on c: title, the panel with equal axis scales, the legend or colour bar.
 func (s *ScatterPlot) Draw(c draw.Canvas) {
@@ -463,6 +504,55 @@ func (pl *pointLayer) Plot(c draw.Canvas, p *plot.Plot) {
 		return
 	}
 	pl.vector(c, trX, trY)
+}
+
+// highlightLayer draws highlighted rows over the points: a larger marker in the point's own
+// colour (opaque) with a black cross on top.
+type highlightLayer struct {
+	pts    *pointLayer
+	rows   []int
+	radius vg.Length
+}
+
+// Plot implements plot.Plotter.
+func (hl *highlightLayer) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	for _, i := range hl.rows {
+		pt := vg.Point{X: trX(hl.pts.xy[2*i]), Y: trY(hl.pts.xy[2*i+1])}
+		col := hl.pts.color[i]
+		col.A = 0xff
+		c.DrawGlyphNoClip(draw.GlyphStyle{Color: col, Radius: hl.radius, Shape: glyphShapes[hl.pts.shape[i]]}, pt)
+		c.DrawGlyphNoClip(draw.GlyphStyle{Color: color.Black, Radius: hl.radius, Shape: draw.CrossGlyph{}}, pt)
+	}
+}
+
+// annotationLayer draws text labels to the right of given points (left near the right edge).
+type annotationLayer struct {
+	xy     []float64
+	notes  []Annotation
+	offset vg.Length
+}
+
+// Plot implements plot.Plotter.
+func (al *annotationLayer) Plot(c draw.Canvas, p *plot.Plot) {
+	trX, trY := p.Transforms(&c)
+	sty := textStyle(7)
+	sty.YAlign = draw.YCenter
+	halo := sty
+	halo.Color = color.NRGBA{255, 255, 255, 220}
+	for _, a := range al.notes {
+		pt := vg.Point{X: trX(al.xy[2*a.Row]), Y: trY(al.xy[2*a.Row+1])}
+		at := vg.Point{X: pt.X + al.offset, Y: pt.Y}
+		sty.XAlign, halo.XAlign = draw.XLeft, draw.XLeft
+		if at.X+sty.Width(a.Text) > c.Max.X {
+			sty.XAlign, halo.XAlign = draw.XRight, draw.XRight
+			at.X = pt.X - al.offset
+		}
+		for _, o := range [][2]vg.Length{{-0.7, 0}, {0.7, 0}, {0, -0.7}, {0, 0.7}} {
+			c.FillText(halo, vg.Point{X: at.X + o[0], Y: at.Y + o[1]}, a.Text)
+		}
+		c.FillText(sty, at, a.Text)
+	}
 }
 
 // classMarkers draws class points as large markers with a dark outline and the class name.
