@@ -125,4 +125,9 @@ func TestWriteEmbeddingCSV(t *testing.T) {
 	if err := WriteEmbeddingCSV(&buf, mat.NewDense(2, 2, nil), s); err == nil {
 		t.Error("row count mismatch accepted")
 	}
+	buf.Reset()
+	named := &Set{RowNames: []string{"deposit", "a, b"}}
+	if err := WriteEmbeddingCSV(&buf, mat.NewDense(2, 2, []float64{1, 2, 3, 4}), named); err != nil || buf.String() != "x,y,name\n1,2,deposit\n3,4,\"a, b\"\n" {
+		t.Errorf("row names: %q, %v", buf.String(), err)
+	}
 }

@@ -100,7 +100,7 @@ func appendFloats(buf []byte, row []float64) []byte {
 }
 
 // WriteEmbeddingCSV writes an n×D embedding y as CSV with a header "x,y" (D = 2), "x,y,z"
-// (D = 3), "x" (D = 1) or "y1,…,yD" (D > 3), plus a "label" column when s is labelled. s may be
+// (D = 3), "x" (D = 1) or "y1,…,yD" (D > 3), plus a "label" column when s is labelled and a "name" column when it has row names. s may be
 // nil; when given it must have n rows. Floats are shortest round-trip ('g', -1).
 func WriteEmbeddingCSV(w io.Writer, y *mat.Dense, s *Set) error {
 	if y == nil || y.IsEmpty() {
@@ -131,6 +131,10 @@ func WriteEmbeddingCSV(w io.Writer, y *mat.Dense, s *Set) error {
 	if labelled {
 		buf = append(buf, ",label"...)
 	}
+	named := s != nil && len(s.RowNames) == n
+	if named {
+		buf = append(buf, ",name"...)
+	}
 	buf = append(buf, '\n')
 	row := make([]float64, d)
 	return writeLines(w, buf, n, func(buf []byte, i int) []byte {
@@ -139,6 +143,10 @@ func WriteEmbeddingCSV(w io.Writer, y *mat.Dense, s *Set) error {
 		if labelled {
 			buf = append(buf, ',')
 			buf = appendCSVField(buf, labelText(s, i))
+		}
+		if named {
+			buf = append(buf, ',')
+			buf = appendCSVField(buf, s.RowNames[i])
 		}
 		return buf
 	})

@@ -12,7 +12,8 @@ import (
 )
 
 // Transform embeds new objects given their posterior rows x (m×K, rows summing to 1) into dst
-// (m×D): each row's convex problem is solved with the fitted Φ, priors and η_r.
+// (m×D; an empty dst is resized): each row's convex problem is solved with the fitted Φ,
+// priors and η_r.
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	return m.TransformPosteriors(context.Background(), dst, x, false)
 }
@@ -24,6 +25,9 @@ func (m *Model) TransformPosteriors(ctx context.Context, dst *mat.Dense, x mat.M
 	rows, cols := x.Dims()
 	if cols != k {
 		return dataset.Invalidf("pe: posteriors have %d columns but the model has %d classes", cols, k)
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(rows, d)
 	}
 	if r, c := dst.Dims(); r != rows || c != d {
 		return dataset.Invalidf("pe: destination is %d×%d, want %d×%d", r, c, rows, d)

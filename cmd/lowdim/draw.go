@@ -12,8 +12,9 @@ import (
 )
 
 // drawScatter writes the class-coloured scatter of y to w in the format path's extension names.
-func drawScatter(w io.Writer, path, title string, y *mat.Dense, d *dataset.Set) error {
-	s := viz.Scatter{Title: title}
+// classPoints, if not nil, are drawn as labelled class markers (Parametric Embedding).
+func drawScatter(w io.Writer, path, title string, y *mat.Dense, d *dataset.Set, classPoints *mat.Dense) error {
+	s := viz.Scatter{Title: title, ClassPoints: classPoints}
 	var labels []int
 	var names []string
 	if d != nil {

@@ -16,6 +16,7 @@ import (
 	"lowdim/linproj"
 	"lowdim/modelio"
 	"lowdim/nerv"
+	"lowdim/pe"
 	"lowdim/posterior"
 	"lowdim/quality"
 )
@@ -30,6 +31,9 @@ var methods = map[string]func(s methodSettings) lowdim.Embedder{
 	"tsne":  func(s methodSettings) lowdim.Embedder { return s.nerv(nerv.StudentT, nerv.Lambda(1)) },
 	"snerv": func(s methodSettings) lowdim.Embedder {
 		return nerv.Supervised{Embedder: s.nerv(nerv.Gaussian, nil), Mixture: posterior.DiscriminativeMixture{Seed: s.seed}}
+	},
+	"pe": func(s methodSettings) lowdim.Embedder {
+		return pe.Embedder{Dim: s.dim, EtaR: s.etaR, EtaPhi: s.etaPhi, Priors: s.priors, Normalize: s.normalize, Seed: s.seed, Progress: s.progress}
 	},
 }
 
@@ -49,6 +53,10 @@ type methodSettings struct {
 	random     bool
 	distances  mat.Matrix
 	warn       func(string)
+	// pe
+	etaR, etaPhi float64
+	priors       []float64
+	normalize    bool
 }
 
 // nerv builds a NeRV-family embedder; lambda, if not nil, overrides s.lambda.
@@ -84,7 +92,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		dim       = fs.Int("dim", 2, "output dimension: 2 or 3")
 		seed      = fs.Uint64("seed", 1, "random seed (the same seed gives the same output bytes; pca and cmds are deterministic)")
 		out       = fs.String("o", "", "write the embedding CSV to `file` (default: standard output)")
-		modelPath = fs.String("model", "", "save the fitted model to `file` (parametric methods only: pca)")
+		modelPath = fs.String("model", "", "save the fitted model to `file` (parametric methods only: pca, pe); lowdim transform embeds new rows with it")
 		plotPath  = fs.String("plot", "", "draw the embedding to `file` (.png, .svg or .pdf)")
 		withQual  = fs.Bool("quality", false, "measure the embedding and print the quality table (to standard output with -o, else to standard error)")
 		neighbors = fs.Int("neighbors", 20, "effective number of neighbours k_eff of the nerv family (snerv: default 0.5·n/G), and the neighbourhood size for -quality")
@@ -93,6 +101,8 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		iters     = fs.Int("iterations", nerv.DefaultIterations, "at most this many conjugate-gradient iterations after the 10 annealing rounds (nerv family); they stop earlier when the cost settles")
 		initFlag  = fs.String("init", "pca", "starting layout of the nerv family: pca (classical MDS for -distances) or random (unit square, from -seed)")
 	)
+	var pf peFlags
+	pf.register(fs)
 	in.register(fs)
 	if err := parseFlags(fs, args, e); err != nil {
 		return err
@@ -124,6 +134,12 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 			return usagef("-%s: only the nerv family (nerv, sne, tnerv, tsne, snerv) takes it, found -method %s", name, *method)
 		}
 	}
+	if err := pf.check(set, *method); err != nil {
+		return err
+	}
+	if err := checkExt("classes-out", pf.classesOut, ".csv"); err != nil {
+		return err
+	}
 	if set["lambda"] && fixedLambda[*method] {
 		return usagef("-lambda: -method %s is the λ = 1 case; use -method %s -lambda %g", *method, strings.Replace(*method, "sne", "nerv", 1), *lambda)
 	}
@@ -139,6 +155,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	settings := methodSettings{
 		dim: *dim, seed: *seed, lambda: *lambda, neighbors: *neighbors, iterations: *iters, random: *initFlag == "random",
 		warn: func(msg string) { fmt.Fprintln(e.stderr, "lowdim: warning:", msg) },
+		etaR: pf.etaR, etaPhi: pf.etaPhi, normalize: pf.normalize,
 	}
 	if *distances != "" && *withQual {
 		return usagef("-quality needs features; measure a distance-matrix embedding with lowdim eval")
@@ -147,21 +164,44 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	defer done()
 	settings.progress = report
 	var (
-		d     *dataset.Set
-		model lowdim.Model
+		d          *dataset.Set
+		model      lowdim.Model
+		classNames []string
 	)
-	if *distances != "" {
+	switch {
+	case *distances != "":
 		d, model, err = embedDistances(ctx, e, &in, *distances, inputPath, *method, settings)
-	} else if d, err = in.load(e, inputPath); err == nil {
-		model, err = build(settings).Fit(ctx, d)
+	case *method == "pe":
+		if d, classNames, err = pf.peData(ctx, e, &in, inputPath, settings); err == nil {
+			_, k := d.Posteriors.Dims()
+			if settings.priors, err = pf.readPriors(e, k); err == nil {
+				settings.progress = report
+				model, err = methods["pe"](settings).Fit(ctx, d)
+			}
+		}
+	default:
+		if d, err = in.load(e, inputPath); err == nil {
+			model, err = build(settings).Fit(ctx, d)
+		}
 	}
 	if err != nil {
 		return err
 	}
+	var classPoints *mat.Dense
+	if cm, ok := model.(interface{ Classes() *mat.Dense }); ok {
+		classPoints = cm.Classes()
+	}
+	plotClasses := classPoints
+	if classPoints != nil && d.ClassNames != nil {
+		if k, _ := classPoints.Dims(); len(d.ClassNames) != k {
+			plotClasses = nil
+			settings.warn(fmt.Sprintf("the labels have %d classes and the posteriors %d: the plot leaves out the class points", len(d.ClassNames), k))
+		}
+	}
 	var saver modelio.Model
 	if *modelPath != "" {
 		if saver, ok = model.(modelio.Model); !ok {
-			return usagef("-model: method %s is not parametric and cannot be saved or transform new rows (use -method pca)", *method)
+			return usagef("-model: method %s is not parametric and cannot be saved or transform new rows (use -method pca or pe)", *method)
 		}
 	}
 	y := model.Embedding()
@@ -187,9 +227,18 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 			return err
 		}
 	}
+	if classPoints != nil && pf.classesOut != "" {
+		if err := outs.create(pf.classesOut, func(w io.Writer) error { return writeClasses(w, classPoints, classNames) }); err != nil {
+			return err
+		}
+	}
 	if *plotPath != "" {
-		title := fmt.Sprintf("%s of %s (n = %d)", strings.ToUpper(*method), displayName(d, inputPath), d.Len())
-		if err := outs.create(*plotPath, func(w io.Writer) error { return drawScatter(w, *plotPath, title, y, d) }); err != nil {
+		name := displayName(d, inputPath)
+		if *method == "pe" {
+			name = pf.source(displayName(d, inputPath))
+		}
+		title := fmt.Sprintf("%s of %s (n = %d)", strings.ToUpper(*method), name, d.Len())
+		if err := outs.create(*plotPath, func(w io.Writer) error { return drawScatter(w, *plotPath, title, y, d, plotClasses) }); err != nil {
 			return err
 		}
 	}

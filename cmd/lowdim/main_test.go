@@ -103,15 +103,20 @@ func TestEmbedStdoutAndDim3(t *testing.T) {
 	}
 }
 
-// The linear methods on the built-in digits; the NeRV family, whose runs on 1797 points take
-// seconds each, is checked on a small set in nerv_test.go.
+// The linear methods and PE (naive Bayes posteriors of the pixel counts) on the built-in
+// digits; the NeRV family, whose runs on 1797 points take seconds each, is checked on a small
+// set in nerv_test.go.
 func TestEmbedSameSeedSameBytes(t *testing.T) {
 	for _, method := range methodNames() {
 		if nervFamily[method] {
 			continue
 		}
-		a, _, s1 := runCLI(t, "", "embed", "-method", method, "-seed", "7")
-		b, _, s2 := runCLI(t, "", "embed", "-method", method, "-seed", "7")
+		args := []string{"embed", "-method", method, "-seed", "7"}
+		if method == "pe" {
+			args = append(args, "-classifier", "nb")
+		}
+		a, _, s1 := runCLI(t, "", args...)
+		b, _, s2 := runCLI(t, "", args...)
 		if s1 != 0 || s2 != 0 || a != b || a == "" {
 			t.Errorf("%s: two runs with the same seed differ (status %d, %d)", method, s1, s2)
 		}

@@ -69,7 +69,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 	}
 	outs := &outputs{stdout: e.stdout}
 	defer outs.discard()
-	if err := outs.create(*out, func(w io.Writer) error { return drawScatter(w, *out, t, emb.X, labelled) }); err != nil {
+	if err := outs.create(*out, func(w io.Writer) error { return drawScatter(w, *out, t, emb.X, labelled, nil) }); err != nil {
 		return err
 	}
 	if *curves {
