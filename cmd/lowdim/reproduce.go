@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -10,42 +11,86 @@ import (
 )
 
 func runReproduce(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("reproduce", "nerv",
+	fs := newFlagSet("reproduce", "nerv|pe [flags]",
 		"Reruns a paper's experiments and writes them up as a markdown report with PNG figures.\n"+
-			"Papers: nerv (Venna et al., JMLR 2010): the unsupervised 5-NN errors of Table 2 on Letter,\n"+
-			"Phoneme and Landsat (NeRV with λ by the rank-based F-measure, PCA, classical MDS, t-SNE),\n"+
-			"supervised NeRV in 10-fold cross-validation with a paired t-test, and the precision–recall\n"+
-			"trade-off over λ. Data come from ../shared/data next to the module root (or -data).\n"+
-			"The full run takes about 30–40 minutes on 2 cores; -quick about a minute. Progress goes\n"+
-			"to standard error.", e)
+			"Papers:\n"+
+			"  nerv (Venna et al., JMLR 2010): the unsupervised 5-NN errors of Table 2 on Letter,\n"+
+			"    Phoneme and Landsat (NeRV with λ by the rank-based F-measure, PCA, classical MDS, t-SNE),\n"+
+			"    supervised NeRV and Parametric Embedding in 10-fold cross-validation with a paired\n"+
+			"    t-test, and the precision–recall trade-off over λ. Writes nerv.md. About 30–40 minutes\n"+
+			"    on 2 cores; -quick about a minute.\n"+
+			"  pe (Iwata et al., Neural Computation 2007): naive Bayes posteriors of BBC news and\n"+
+			"    Reuters R8 embedded by PE against MDS2 and SNE (prec(h), per-class F-measure), the\n"+
+			"    semi-supervised MNIST 0–4 digits with 10 and 100 labels per class, an LDA topic map\n"+
+			"    of BBC words, and PE's fit time for n = 1e3 … 1e6. Writes pe.md. About 10–15 minutes\n"+
+			"    on 2 cores; -quick well under a minute.\n"+
+			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
+			"after the paper's name. -n, -folds and -scurve belong to nerv only. Progress goes to\n"+
+			"standard error.", e)
 	var (
-		out     = fs.String("o", "reproduce-nerv", "output `DIR` for nerv.md and its figures")
-		seed    = fs.Uint64("seed", 1, "seed of the subsets, folds, mixtures and embeddings")
-		quick   = fs.Bool("quick", false, "small subsets (300 rows), 3 folds, λ ∈ {0, 0.5, 1}, capped iterations")
-		data    = fs.String("data", "", "`DIR` holding letter/, satimage/, phoneme_lvqpak/ (default: ../shared/data next to the module root)")
-		scurve  = fs.String("scurve", "", "the S-curve `FILE` (SOM_PAK; default: nerv/testdata/scurve1000.dat in the module)")
-		n       = fs.Int("n", 0, "rows per random subset (default 1500; 300 with -quick)")
-		folds   = fs.Int("folds", 0, "cross-validation folds (default 10; 3 with -quick)")
+		out     = fs.String("o", "", "output `DIR` (default reproduce-nerv or reproduce-pe, after the paper)")
+		seed    = fs.Uint64("seed", 1, "seed of the subsets, folds, mixtures, starts and embeddings")
+		quick   = fs.Bool("quick", false, "a small smoke-test run (nerv: 300 rows, 3 folds, λ ∈ {0, 0.5, 1}; pe: small subsets, few starts, n ≤ 1e5)")
+		data    = fs.String("data", "", "`DIR` holding the staged data sets (default: ../shared/data next to the module root)")
+		scurve  = fs.String("scurve", "", "nerv only: the S-curve `FILE` (SOM_PAK; default: nerv/testdata/scurve1000.dat in the module)")
+		n       = fs.Int("n", 0, "nerv only: rows per random subset (default 1500; 300 with -quick)")
+		folds   = fs.Int("folds", 0, "nerv only: cross-validation folds (default 10; 3 with -quick)")
 		workers = fs.Int("workers", 0, "goroutines per fit (default: the number of CPUs)")
 	)
 	if err := parseFlags(fs, args, e); err != nil {
 		return err
 	}
-	if fs.NArg() != 1 || fs.Arg(0) != "nerv" {
-		return usagef("expected one paper name, nerv; found %q", strings.Join(fs.Args(), " "))
+	paper := ""
+	if fs.NArg() > 0 {
+		paper = fs.Arg(0)
+		// Flags after the paper's name.
+		if err := parseFlags(fs, fs.Args()[1:], e); err != nil {
+			return err
+		}
+		if fs.NArg() > 0 {
+			return usagef("expected one paper name, nerv or pe; found %q and then %q", paper, strings.Join(fs.Args(), " "))
+		}
+	}
+	if paper != "nerv" && paper != "pe" {
+		return usagef("expected one paper name, nerv or pe; found %q", paper)
 	}
 	if *n < 0 || *folds < 0 || *workers < 0 {
 		return usagef("-n, -folds and -workers: expected non-negative numbers")
 	}
-	cfg := reproduce.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: *n, Folds: *folds, Workers: *workers, Log: e.stderr}
+	dir := *out
+	if dir == "" {
+		dir = "reproduce-" + paper
+	}
 	command := "lowdim reproduce " + strings.Join(args, " ")
+	if paper == "pe" {
+		var nervOnly []string
+		fs.Visit(func(f *flag.Flag) {
+			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" {
+				nervOnly = append(nervOnly, "-"+f.Name)
+			}
+		})
+		if len(nervOnly) > 0 {
+			return usagef("%s: only for reproduce nerv", strings.Join(nervOnly, ", "))
+		}
+		cfg := reproduce.PEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
+		r, err := reproduce.RunPE(ctx, cfg, command)
+		if err != nil {
+			return err
+		}
+		if err := r.WriteDir(dir); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.PEReportFile))
+		return nil
+	}
+	cfg := reproduce.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: *n, Folds: *folds, Workers: *workers, Log: e.stderr}
 	r, err := reproduce.Run(ctx, cfg, command)
 	if err != nil {
 		return err
 	}
-	if err := r.WriteDir(*out); err != nil {
+	if err := r.WriteDir(dir); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, filepath.Join(*out, reproduce.ReportFile))
+	fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.ReportFile))
 	return nil
 }

@@ -11,19 +11,28 @@ func TestReproduceUsage(t *testing.T) {
 		{"reproduce"},
 		{"reproduce", "tsne"},
 		{"reproduce", "nerv", "extra"},
+		{"reproduce", "pe", "-quick", "extra"},
 		{"reproduce", "-n", "-1", "nerv"},
 		{"reproduce", "-folds", "1", "nerv"},
 		{"reproduce", "-n", "10", "nerv"},
+		// -n, -folds and -scurve belong to nerv.
+		{"reproduce", "-n", "500", "pe"},
+		{"reproduce", "pe", "-folds", "5"},
+		{"reproduce", "-scurve", "x.dat", "pe"},
 	} {
 		if _, stderr, status := runCLI(t, "", args...); status != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, status, stderr)
 		}
 	}
+	_, stderr, _ := runCLI(t, "", "reproduce", "-n", "500", "pe")
+	if !strings.Contains(stderr, "-n") || !strings.Contains(stderr, "nerv") {
+		t.Errorf("-n with pe: stderr %q should say that -n is for nerv", stderr)
+	}
 	stdout, _, status := runCLI(t, "", "reproduce", "-h")
 	if status != 0 {
 		t.Fatalf("reproduce -h: status %d", status)
 	}
-	for _, want := range []string{"-o DIR", `(default "reproduce-nerv")`, "-quick", "-seed", "(default 1)", "Exit status"} {
+	for _, want := range []string{"-o DIR", "reproduce-nerv", "reproduce-pe", "pe (Iwata", "-quick", "-seed", "(default 1)", "nerv only", "Exit status"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("reproduce -h lacks %q", want)
 		}
@@ -31,13 +40,16 @@ func TestReproduceUsage(t *testing.T) {
 }
 
 func TestReproduceMissingDataIsNamed(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "out")
-	_, stderr, status := runCLI(t, "", "reproduce", "-quick", "-data", dir, "-o", out, "nerv")
-	if status == 0 || !strings.Contains(stderr, "letter-recognition.data") {
-		t.Errorf("status %d, stderr %q: want a failure naming the missing Letter file", status, stderr)
-	}
-	if got := listDir(t, dir); len(got) != 0 {
-		t.Errorf("output written despite the failure: %v", got)
+	for _, tc := range []struct{ paper, file string }{{"nerv", "letter-recognition.data"}, {"pe", "bbc.mtx.gz"}} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "out")
+		// Flags after the paper's name are accepted too.
+		_, stderr, status := runCLI(t, "", "reproduce", tc.paper, "-quick", "-data", dir, "-o", out)
+		if status == 0 || !strings.Contains(stderr, tc.file) {
+			t.Errorf("%s: status %d, stderr %q: want a failure naming the missing %s", tc.paper, status, stderr, tc.file)
+		}
+		if got := listDir(t, dir); len(got) != 0 {
+			t.Errorf("%s: output written despite the failure: %v", tc.paper, got)
+		}
 	}
 }
