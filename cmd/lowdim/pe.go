@@ -330,5 +330,5 @@ func (f *peFlags) source(inputPath string) string {
 	if f.posteriors != "" {
 		return filepath.Base(f.posteriors)
 	}
-	return f.classifier + " posteriors of " + inputPath
+	return f.classifier + " posteriors of " + filepath.Base(inputPath)
 }
