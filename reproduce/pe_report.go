@@ -254,7 +254,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 	p("**Posteriors.** Multinomial naive Bayes (`posterior.NaiveBayes`, λ_k by exact leave-one-out) is fitted to every labelled document, and each document's posterior is computed **leave-one-out** (its own counts and prior count removed), \"as if its label were unknown\". ")
 	p("Corpora with more than %d documents are embedded on a seeded random subsample of %d (posteriors still from the whole corpus): MDS2 and SNE need n×n matrices and SNE is O(n²) per iteration.\n\n", c.TextN, c.TextN)
 	p("**Methods.** *PE*: `pe.Embedder` on the posteriors, from the MDS start and from %d random starts (`pe.InitRandom`, seeds %d … %d; the paper used 100). ", c.Seeds, c.Seed+1, c.Seed+uint64(c.Seeds))
-	p("*MDS2*: classical MDS (`cmds.FromDistances`) of the Euclidean distances between posterior rows (the paper's eq. 10 gives their squares, which is what classical MDS double-centres). ")
+	p("*MDS2*: classical MDS of the Euclidean distances between posterior rows (the paper's eq. 10 gives their squares, which is what classical MDS double-centres), computed as the top two left singular vectors × singular values of the centred posterior rows (`ClassicalMDSRows`, gonum SVD) — the same embedding as `cmds.FromDistances` of the n×n distances, which panics on these rank-deficient matrices at n = 2,225 (a defect in its tridiagonal eigensolver, reported). ")
 	p("*SNE*: `nerv.Embedder` with λ = 1 (SNE), 20 effective neighbours, PCA start of the posteriors, on d_ij = √(½[KL(p̃_i‖p̃_j) + KL(p̃_j‖p̃_i)]) with p̃ = (p + ε)/(1 + Kε), ε = %g. ", KLFloor)
 	p("The paper feeds SNE KL(p_i‖p_j) in place of a squared distance; nerv needs a symmetric dissimilarity and squares it, hence the symmetrised KL and its square root; the floor keeps the divergence of near one-hot naive Bayes posteriors finite (it caps a term at about log(1/ε) ≈ %.0f nats). ", math.Log(1/KLFloor))
 	p("Isomap2, MDS1, Isomap1, FLDA and KDA are not run.\n\n")
@@ -289,7 +289,10 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 					p(" %.3f |", cv.Prec[j])
 				}
 			}
-			p(" %s |\n", secs(times[i]))
+			p(" %s |\n", msecs(times[i]))
+		}
+		if t.Priors != nil {
+			p("PE's classes carry the naive Bayes priors π = %s, so argmax q (below) can pass over a small class whose documents lie between larger ones.\n\n", floats("%.3f", t.Priors))
 		}
 		lo, hi := MeanStd(t.RandomCosts)
 		p("\nRandom-start PE: final J = %.6g ± %.3g over %d starts (MDS start: %.6g); PE fit times are the MDS start and the median random start.\n\n", lo, hi, len(t.RandomCosts), t.PE.Cost)
@@ -341,7 +344,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 	}
 	p("\n")
 	for _, g := range r.Digits {
-		p("| %d | %.3g | %.3g | %.4f | %s | %s |", g.PerClass, g.Shrinkage, g.Scale, g.Error, secs(g.SoftNNSeconds), secs(g.PESeconds))
+		p("| %d | %.3g | %.3g | %.4f | %s | %s |", g.PerClass, g.Shrinkage, g.Scale, g.Error, secs(g.SoftNNSeconds), msecs(g.PESeconds))
 		for _, v := range g.Prec {
 			p(" %.3f |", v)
 		}
@@ -388,7 +391,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 		p("## 3. Topics: LDA word posteriors (paper §7, Fig. 6)\n\n")
 		p("LDA (`posterior.LDA`, collapsed Gibbs, %d topics, %d sweeps, α = 50/K, β = 0.01) on the %d BBC documents (the paper: 50 topics on the TASA corpus); final log p(w|z) %.6g; fit %s. ", t.Topics, t.Iterations, t.Docs, t.LogLikelihood, secs(t.LDASeconds))
 		p("Five topics are chosen, one per BBC class: the not yet chosen topic with the largest mean proportion θ_dk over that class's documents. ")
-		p("Every one of the %d words gets its posterior over those five topics, p(z_k|w) ∝ φ_kw p(z_k) renormalised (`WordPosteriors`), and PE embeds them (n = %d, K = 5, uniform π; fit %s). ", t.Words, t.Words, secs(t.PESeconds))
+		p("Every one of the %d words gets its posterior over those five topics, p(z_k|w) ∝ φ_kw p(z_k) renormalised (`WordPosteriors`), and PE embeds them (n = %d, K = 5, uniform π; fit %s). ", t.Words, t.Words, msecs(t.PESeconds))
 		p("Words are coloured by their most probable topic. Labelled words: the 4 most probable words of each topic, and for each pair of topics the word among the 2,000 most frequent with p_a + p_b ≥ 0.8 and the largest min(p_a, p_b) — words between two topics.\n\n")
 		p("| topic | chosen for class | top words |\n|---:|---|---|\n")
 		for i, k := range t.Chosen {
@@ -403,7 +406,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 
 	if t := r.Time; t != nil {
 		p("## 4. Time (paper §5.5, Fig. 3–4, Table 2)\n\n")
-		p("Wall time of `pe.FitPosteriors` (median of %d fits; posteriors given, as the paper omits preprocessing) with the pe defaults (MDS start, %d workers). ", t.Repeats, r.Machine.CPUs)
+		p("Wall time of `pe.FitPosteriors` (median of %d fit(s) per size; posteriors given, as the paper omits preprocessing) with the pe defaults (MDS start, %d workers). ", t.Repeats, r.Machine.CPUs)
 		p("Inputs: K = %d posteriors drawn by `pe.DirichletMixture` (concentration %d); the same without the warm-up sample (`Warmup: -1`, differs only for n > %d, where pe otherwise first fits Φ on %d sampled rows); and the R8 leave-one-out naive Bayes posteriors of §1 (K = 8), in a seeded random order tiled (or cut) to n. ",
 			TimeClasses, DirichletConcentration, 2*20000, 20000)
 		p("*Iterations* are L-BFGS iterations on Φ at full size, *sweeps* the full-size passes that solve every object for one Φ (the paper's outer iterations).\n\n")
@@ -443,6 +446,14 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 	p("- 100 random starts for the error bars (we run %d) and 1,000 for the iteration counts (we run the deterministic MDS start).\n", c.Seeds)
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// msecs formats a short wall time with millisecond resolution.
+func msecs(s float64) string {
+	if s < 10 {
+		return fmt.Sprintf("%.3f s", s)
+	}
+	return secs(s)
 }
 
 func floats(format string, v []float64) string {

@@ -174,7 +174,7 @@ func TestPEQuickReport(t *testing.T) {
 	}
 	text := string(md)
 	for _, want := range []string{"## 1. Text", "## 2. Digits", "## 3. Topics", "## 4. Time", "Machine:", "Seed 1", "Command: `go test`",
-		"total wall time", "leave-one-out", "η_φ = 0.01·n", "log-log slope", "0.749", "prec(10)", "prec(500)"} {
+		"total wall time", "leave-one-out", "η_φ = 0.01·n", "log-log slope", "0.749", "prec(10)", "prec(300)"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -14,6 +13,7 @@ import (
 	"lowdim/learnmetric"
 	"lowdim/linproj"
 	"lowdim/nerv"
+	"lowdim/pe"
 	"lowdim/posterior"
 )
 
@@ -33,9 +33,8 @@ type FoldMetric struct {
 	Gaussians  int     // G chosen by the mixture's internal validation
 	Width      float64 // s chosen likewise
 	Perplexity float64 // k_eff = 0.5·n/G given to NeRV
-	// Raised reports that k_eff was widened (×1.5 per step) because nerv's cost was NaN at the
-	// rule's value; every λ of the fold then uses the widened value.
-	Raised bool
+	// Mixture is the fold's fitted discriminative mixture (eq. 10); PE embeds its posteriors.
+	Mixture *posterior.Mixture
 }
 
 // Supervised is the result of the supervised experiment on one data set (paper §5.3–5.4).
@@ -98,27 +97,16 @@ func (s SNeRV) Fit(ctx context.Context, d *dataset.Set) ([]*mat.Dense, FoldMetri
 	}
 	g, _, _ := mix.Dims()
 	n := d.Len()
-	fm := FoldMetric{Gaussians: g, Width: mix.Width, Perplexity: 0.5 * float64(n) / float64(g)}
-	// Floor and ceiling only bind on small quick runs: nerv's initial cost is NaN at k_eff 2 or 3
-	// (seen on Landsat and Letter subsets of 150 rows, Euclidean or learning-metric distances),
-	// and k_eff must stay below n−1.
+	fm := FoldMetric{Gaussians: g, Width: mix.Width, Perplexity: 0.5 * float64(n) / float64(g), Mixture: mix}
+	// Floor and ceiling only bind on small quick runs (G close to n): a neighbourhood of two or
+	// three points says little, and k_eff must stay below n−1.
 	fm.Perplexity = math.Max(MinPerplexity, math.Min(fm.Perplexity, float64(n)/2))
 	out := make([]*mat.Dense, len(s.Lambdas))
-	for i := 0; i < len(s.Lambdas); i++ {
-		lam := s.Lambdas[i]
+	for i, lam := range s.Lambdas {
 		m, err := nerv.Embedder{
 			Lambda: nerv.Lambda(lam), Perplexity: fm.Perplexity, Distances: dist,
 			Seed: s.Seed, Workers: s.Workers, Iterations: s.Iterations,
 		}.Fit(ctx, d)
-		if err != nil && strings.Contains(err.Error(), "NaN") && fm.Perplexity*1.5 < float64(n)/2 {
-			// nerv's cost is NaN from the start for some k_eff (see MinPerplexity): widen
-			// the neighbourhoods, say so in the fold's metric, and start again from the first λ
-			// so that every λ shares one k_eff.
-			fm.Perplexity *= 1.5
-			fm.Raised = true
-			i = -1
-			continue
-		}
 		if err != nil {
 			return nil, fm, fmt.Errorf("NeRV λ=%g (k_eff %.1f) on learning-metric distances: %w", lam, fm.Perplexity, err)
 		}
@@ -128,9 +116,10 @@ func (s SNeRV) Fit(ctx context.Context, d *dataset.Set) ([]*mat.Dense, FoldMetri
 }
 
 // RunSupervised runs c.Folds-fold cross-validation on d (already the random subset): in each fold
-// the held-out rows are embedded with their labels hidden, by SNeRV at λ = 0.1 and 0.3 and by PCA
-// (fitted on all rows; it never sees labels), and classified by 5-NN among the training rows in
-// the embedding. The two methods with the lowest mean error are compared by a paired t-test.
+// the held-out rows are embedded with their labels hidden, by SNeRV at λ = 0.1 and 0.3, by
+// Parametric Embedding of the same fold's discriminative mixture (fitted on the training rows'
+// posteriors, held-out rows placed by Transform) and by PCA (fitted on all rows; it never sees
+// labels), and classified by 5-NN among the training rows in the embedding. The two methods with the lowest mean error are compared by a paired t-test.
 func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, error) {
 	c.defaults()
 	if !d.HasLabels() {
@@ -140,11 +129,11 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 	n := d.Len()
 	folds := Folds(n, c.Folds, c.Seed)
 	r := &Supervised{Data: d.Name, N: n, Classes: len(d.ClassNames), Folds: c.Folds, Labels: d.Labels, ClassNames: d.ClassNames}
-	names := make([]string, 0, len(SupervisedLambdas)+1)
+	names := make([]string, 0, len(SupervisedLambdas)+2)
 	for _, lam := range SupervisedLambdas {
 		names = append(names, fmt.Sprintf("SNeRV (λ = %g)", lam))
 	}
-	names = append(names, "PCA")
+	names = append(names, "PE", "PCA")
 	r.Methods = make([]CVScore, len(names))
 	for m := range names {
 		r.Methods[m] = CVScore{Method: names[m], Errors: make([]float64, c.Folds)}
@@ -176,33 +165,40 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 		if err != nil {
 			return nil, fmt.Errorf("reproduce: %s fold %d: %w", d.Name, f+1, err)
 		}
-		secs := time.Since(t0).Seconds()
+		secs := make([]float64, len(names))
+		for m := range SupervisedLambdas {
+			secs[m] = time.Since(t0).Seconds() / float64(len(SupervisedLambdas))
+		}
 		r.Metrics = append(r.Metrics, fm)
+		t0 = time.Now()
+		py, err := foldPE(ctx, c, fm.Mixture, d, train, test)
+		if err != nil {
+			return nil, fmt.Errorf("reproduce: %s fold %d: PE: %w", d.Name, f+1, err)
+		}
+		ys = append(ys, py)
+		secs[len(SupervisedLambdas)] = time.Since(t0).Seconds()
 		t0 = time.Now()
 		pm, err := linproj.PCA{}.Fit(ctx, hidden)
 		if err != nil {
 			return nil, fmt.Errorf("reproduce: %s fold %d: PCA: %w", d.Name, f+1, err)
 		}
 		ys = append(ys, pm.Embedding())
-		pcaSecs := time.Since(t0).Seconds()
+		secs[len(SupervisedLambdas)+1] = time.Since(t0).Seconds()
 		for m, y := range ys {
 			e, err := HeldOutKNNError(y, d.Labels, train, test, 5)
 			if err != nil {
 				return nil, fmt.Errorf("reproduce: %s fold %d: %w", d.Name, f+1, err)
 			}
 			r.Methods[m].Errors[f] = e
-			if m < len(SupervisedLambdas) {
-				r.Methods[m].Seconds += secs / float64(len(SupervisedLambdas))
-			} else {
-				r.Methods[m].Seconds += pcaSecs
-			}
+			r.Methods[m].Seconds += secs[m]
 		}
 		if f == 0 {
 			r.Example, r.ExampleMap = ys[0], inTest
 		}
-		c.logf("%s: fold %d/%d  G=%d s=%.3g k_eff=%.1f  5-NN test error: SNeRV 0.1 %.3f, SNeRV 0.3 %.3f, PCA %.3f  (%.1fs)",
+		c.logf("%s: fold %d/%d  G=%d s=%.3g k_eff=%.1f  5-NN test error: SNeRV 0.1 %.3f, SNeRV 0.3 %.3f, PE %.3f, PCA %.3f  (SNeRV %.1fs, PE %.2fs)",
 			d.Name, f+1, c.Folds, fm.Gaussians, fm.Width, fm.Perplexity,
-			r.Methods[0].Errors[f], r.Methods[1].Errors[f], r.Methods[2].Errors[f], secs)
+			r.Methods[0].Errors[f], r.Methods[1].Errors[f], r.Methods[2].Errors[f], r.Methods[3].Errors[f],
+			secs[0]*float64(len(SupervisedLambdas)), secs[len(SupervisedLambdas)])
 	}
 	for m := range r.Methods {
 		r.Methods[m].Mean, r.Methods[m].Std = MeanStd(r.Methods[m].Errors)
@@ -215,6 +211,44 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 	r.Test = t
 	r.Seconds = time.Since(start).Seconds()
 	return r, nil
+}
+
+// foldPE embeds one fold by Parametric Embedding of the fold's discriminative mixture: the
+// posteriors p̂(c|x) of the training rows are fitted by pe.FitPosteriors, and the held-out rows
+// are placed by the fitted model's Transform of their own p̂(c|x) (their labels are never used).
+// It returns every row's coordinates (rows in neither list stay at the origin).
+func foldPE(ctx context.Context, c Config, mix *posterior.Mixture, d *dataset.Set, train, test []int) (*mat.Dense, error) {
+	rows := func(idx []int) *mat.Dense {
+		x := mat.NewDense(len(idx), d.Dim(), nil)
+		for a, i := range idx {
+			x.SetRow(a, d.X.RawRowView(i))
+		}
+		return x
+	}
+	var ptrain, ptest mat.Dense
+	if err := mix.Posteriors(&ptrain, rows(train)); err != nil {
+		return nil, err
+	}
+	if err := mix.Posteriors(&ptest, rows(test)); err != nil {
+		return nil, err
+	}
+	m, err := pe.Embedder{Seed: c.Seed, Workers: c.Workers, Normalize: true}.FitPosteriors(ctx, &ptrain)
+	if err != nil {
+		return nil, err
+	}
+	_, dim := m.Y.Dims()
+	yt := mat.NewDense(len(test), dim, nil)
+	if err := m.TransformPosteriors(ctx, yt, &ptest, true); err != nil {
+		return nil, err
+	}
+	y := mat.NewDense(d.Len(), dim, nil)
+	for a, i := range train {
+		y.SetRow(i, m.Y.RawRowView(a))
+	}
+	for a, i := range test {
+		y.SetRow(i, yt.RawRowView(a))
+	}
+	return y, nil
 }
 
 // twoBest returns the indices of the smallest and second smallest mean error (first on ties).
