@@ -39,7 +39,9 @@
 //   - η_φ = 0.01·n. The paper used η_φ = 50 at n = 5,000. The data term grows with n while
 //     Σ‖φ_k‖² does not, so a fixed η_φ squeezes the classes together at n = 100 and has no effect
 //     at n = 10⁶; scaling it with n gives the same picture at every n (and the paper's value at
-//     its n).
+//     its n). Measured on K = 10 Dirichlet posteriors (pe.DirichletMixture(n, 10, 5, 1)), the RMS
+//     radius of Φ is 1.08, 1.06, 1.07, 1.10, 1.10 at n = 10², 10³, 10⁴, 10⁵, 10⁶ with the
+//     default, and 0.00 (all classes at the origin), 0.51, 1.44, 3.07, 6.09 with η_φ = 50.
 //   - Φ starts from classical MDS of a class dissimilarity (the paper's suggestion when classes
 //     are known): class k's profile is the p_ik-weighted mean posterior row, d_kl the Euclidean
 //     distance between profiles. The layout is scaled to an RMS radius of 2. InitRandom draws a

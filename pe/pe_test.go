@@ -289,3 +289,31 @@ func TestPriors(t *testing.T) {
 		t.Errorf("mean distance of class-1 objects to φ_1: %g with π_1 = 5/7, %g with uniform priors", favoured, uniform)
 	}
 }
+
+// TestDefaultEtaPhiKeepsThePicture: with η_φ = 0.01·n the class points keep their spread from
+// n = 200 to 20,000, while the paper's fixed η_φ = 50 squeezes them together at small n (the
+// figures for n = 100 … 10⁶ are in the package documentation).
+func TestDefaultEtaPhiKeepsThePicture(t *testing.T) {
+	rms := func(n int, etaPhi float64) float64 {
+		p, _, err := DirichletMixture(n, 10, 5, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Embedder{EtaPhi: etaPhi}.FitPosteriors(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s float64
+		for _, v := range m.Phi.RawMatrix().Data {
+			s += v * v
+		}
+		return math.Sqrt(s / 10)
+	}
+	small, large := rms(200, 0), rms(20000, 0)
+	if math.Abs(small-large) > 0.15*large {
+		t.Errorf("RMS class-point radius %g at n = 200 and %g at n = 20,000 with the default η_φ", small, large)
+	}
+	if fixed := rms(200, 50); fixed > 0.5*small {
+		t.Errorf("η_φ = 50 at n = 200 gives radius %g, default %g: the scaling no longer matters?", fixed, small)
+	}
+}
