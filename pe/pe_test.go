@@ -7,6 +7,7 @@ import (
 	"math"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
@@ -81,7 +82,7 @@ func TestFitConverges(t *testing.T) {
 		for i := range n {
 			pi := p.RawRowView(i)
 			rp.eval(pi, m.Y.RawRowView(i), a, q)
-			if argmax(q) == argmax(pi) {
+			if floats.MaxIdx(q) == floats.MaxIdx(pi) {
 				agree++
 			}
 		}
@@ -89,16 +90,6 @@ func TestFitConverges(t *testing.T) {
 			t.Errorf("d=%d: argmax q agrees with argmax p for %d of %d objects", d, agree, n)
 		}
 	}
-}
-
-func argmax(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // TestTransformReproducesFit: transforming the training posteriors with the fitted model gives

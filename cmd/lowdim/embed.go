@@ -303,15 +303,8 @@ func embedDistances(ctx context.Context, e *env, in *inputFlags, path, inputPath
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
 	}
 	d := &dataset.Set{Name: filepath.Base(path), X: dm.X}
-	if inputPath != "" {
-		labelled, err := in.load(e, inputPath)
-		if err != nil {
-			return nil, nil, err
-		}
-		if labelled.Len() != dm.Len() {
-			return nil, nil, dataset.Invalidf("%s has %d rows but the distance matrix %s has %d", inputPath, labelled.Len(), path, dm.Len())
-		}
-		d.Labels, d.ClassNames, d.Target = labelled.Labels, labelled.ClassNames, labelled.Target
+	if err := in.labelsFrom(e, inputPath, d, "the distance matrix "+path); err != nil {
+		return nil, nil, err
 	}
 	return d, m, nil
 }

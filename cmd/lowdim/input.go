@@ -69,6 +69,23 @@ func (f *inputFlags) load(e *env, path string) (*dataset.Set, error) {
 	return dataset.Load(path, opt)
 }
 
+// labelsFrom gives d the labels of the data set at inputPath ("" means none), which must have
+// as many rows as d; what names d's source in the error.
+func (f *inputFlags) labelsFrom(e *env, inputPath string, d *dataset.Set, what string) error {
+	if inputPath == "" {
+		return nil
+	}
+	labelled, err := f.load(e, inputPath)
+	if err != nil {
+		return err
+	}
+	if labelled.Len() != d.Len() {
+		return dataset.Invalidf("%s has %d rows but %s has %d", inputPath, labelled.Len(), what, d.Len())
+	}
+	d.Labels, d.ClassNames, d.Target = labelled.Labels, labelled.ClassNames, labelled.Target
+	return nil
+}
+
 // oneInput returns the single optional positional argument.
 func oneInput(args []string) (string, error) {
 	switch len(args) {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
@@ -186,7 +187,7 @@ func (f *peFlags) ldaWords(ctx context.Context, d *dataset.Set, s methodSettings
 	words := &dataset.Set{Name: d.Name + " words", X: wp, Posteriors: wp, ClassNames: names, RowNames: make([]string, v), Labels: make([]int, v)}
 	for w := range v {
 		words.RowNames[w] = featureName(d, w)
-		words.Labels[w] = argmaxRow(wp.RawRowView(w))
+		words.Labels[w] = floats.MaxIdx(wp.RawRowView(w))
 	}
 	return words, names, nil
 }
@@ -196,16 +197,6 @@ func featureName(d *dataset.Set, j int) string {
 		return d.FeatureNames[j]
 	}
 	return fmt.Sprintf("word %d", j+1)
-}
-
-func argmaxRow(v []float64) int {
-	best := 0
-	for i, x := range v {
-		if x > v[best] {
-			best = i
-		}
-	}
-	return best
 }
 
 // readPosteriors reads -posteriors and checks it, pointing at the file's line and column.
@@ -231,21 +222,14 @@ func (f *peFlags) readPosteriors(e *env, in *inputFlags, inputPath string) (*dat
 			names[c] = fmt.Sprintf("class %d", c+1)
 		}
 	}
-	if inputPath != "" {
-		labelled, err := in.load(e, inputPath)
-		if err != nil {
-			return nil, nil, err
-		}
-		if labelled.Len() != d.Len() {
-			return nil, nil, dataset.Invalidf("%s has %d rows but the posteriors %s have %d", inputPath, labelled.Len(), path, d.Len())
-		}
-		d.Labels, d.ClassNames, d.Target = labelled.Labels, labelled.ClassNames, labelled.Target
+	if err := in.labelsFrom(e, inputPath, d, "the posteriors "+path); err != nil {
+		return nil, nil, err
 	}
 	if !d.HasLabels() && d.Target == nil {
 		// Colour by the class the posteriors favour.
 		d.Labels = make([]int, d.Len())
 		for i := range d.Labels {
-			d.Labels[i] = argmaxRow(d.X.RawRowView(i))
+			d.Labels[i] = floats.MaxIdx(d.X.RawRowView(i))
 		}
 		d.ClassNames = names
 	}
@@ -293,39 +277,18 @@ func (f *peFlags) readPriors(e *env, k int) ([]float64, error) {
 	return pri, nil
 }
 
-// writeClasses writes the class points as CSV: class,x,y[,z].
+// writeClasses writes the class points as an embedding CSV (x,y[,z],label), the label being
+// the class name, so that the file reads back like any embedding.
 func writeClasses(w io.Writer, phi *mat.Dense, names []string) error {
-	k, d := phi.Dims()
-	var b strings.Builder
-	b.WriteString("class")
-	for _, c := range []string{"x", "y", "z"}[:d] {
-		b.WriteString("," + c)
+	k, _ := phi.Dims()
+	s := &dataset.Set{Labels: make([]int, k), ClassNames: names}
+	for c := range s.Labels {
+		s.Labels[c] = c
 	}
-	b.WriteByte('\n')
-	for c := range k {
-		name := fmt.Sprintf("class %d", c+1)
-		if c < len(names) {
-			name = names[c]
-		}
-		b.WriteString(csvField(name))
-		for j := range d {
-			b.WriteString("," + strconv.FormatFloat(phi.At(c, j), 'g', -1, 64))
-		}
-		b.WriteByte('\n')
-	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	return dataset.WriteEmbeddingCSV(w, phi, s)
 }
 
-// csvField quotes a CSV field when it needs it.
-func csvField(s string) string {
-	if strings.ContainsAny(s, ",\"\n\r") || strings.TrimSpace(s) != s {
-		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
-	}
-	return s
-}
-
-// peTitle names the source of the posteriors in plot titles.
+// source names the source of the posteriors in plot titles.
 func (f *peFlags) source(inputPath string) string {
 	if f.posteriors != "" {
 		return filepath.Base(f.posteriors)

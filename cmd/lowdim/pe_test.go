@@ -53,13 +53,13 @@ func TestPEEmbedsPosteriors(t *testing.T) {
 		t.Fatal(err)
 	}
 	ch, crows := readCSV(t, string(cb))
-	if strings.Join(ch, ",") != "class,x,y" || len(crows) != 3 || crows[0][0] != "a" || crows[2][0] != "c" {
+	if strings.Join(ch, ",") != "x,y,label" || len(crows) != 3 || crows[0][2] != "a" || crows[2][2] != "c" {
 		t.Fatalf("class points %v %v", ch, crows)
 	}
 	// Objects of class a lie nearer φ_a than φ_b.
 	phi := func(k int) (float64, float64) {
-		x, _ := strconv.ParseFloat(crows[k][1], 64)
-		yy, _ := strconv.ParseFloat(crows[k][2], 64)
+		x, _ := strconv.ParseFloat(crows[k][0], 64)
+		yy, _ := strconv.ParseFloat(crows[k][1], 64)
 		return x, yy
 	}
 	ax, ay := phi(0)
