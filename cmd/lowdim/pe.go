@@ -33,7 +33,7 @@ func (f *peFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.posteriors, "posteriors", "", "-method pe: read the n×K class posteriors p(c|x) from `file` (CSV/TSV; a header names the classes; rows must sum to 1 unless -normalize). INPUT, if given, supplies labels for its n rows")
 	fs.StringVar(&f.priors, "priors", "", "-method pe: class priors π_k, K positive numbers in a `file` (one row or one column; normalised); default uniform")
 	fs.BoolVar(&f.normalize, "normalize", false, "-method pe: rescale posterior rows to sum 1 instead of rejecting rows whose sum is off by more than 1e-6")
-	fs.StringVar(&f.classesOut, "classes-out", "", "-method pe: write the class points as CSV (class,x,y[,z]) to `file`")
+	fs.StringVar(&f.classesOut, "classes-out", "", "-method pe: write the class points as CSV (x,y[,z],label; the label is the class name) to `file`")
 	fs.StringVar(&f.classifier, "classifier", "", "-method pe: produce the posteriors from INPUT with a `model`: nb (multinomial naive Bayes on word counts; training rows leave-one-out), softnn (soft nearest-neighbour mixture; -per-class labelled examples per class, the other rows unlabelled), dgm (NeRV's discriminative Gaussian mixture), lda (topics of word counts: the objects are the words)")
 	fs.IntVar(&f.perClass, "per-class", posterior.DefaultPerClass, "-classifier softnn: labelled examples per class")
 	fs.IntVar(&f.topics, "topics", 20, "-classifier lda: number of topics")
