@@ -188,6 +188,10 @@ func TestQuickReport(t *testing.T) {
 		}
 	}
 	for _, s := range r.Supervised {
+		// SNeRV at two λ, PE and PCA.
+		if len(s.Methods) != 4 || s.Methods[2].Method != "PE" {
+			t.Errorf("%s: methods %v, want SNeRV ×2, PE, PCA", s.Data, s.Methods)
+		}
 		if s.Best == s.Second || !(s.Test.P >= 0 && s.Test.P <= 1) {
 			t.Errorf("%s: best %d second %d p %v", s.Data, s.Best, s.Second, s.Test.P)
 		}
@@ -207,7 +211,7 @@ func TestQuickReport(t *testing.T) {
 	}
 	text := string(md)
 	for _, want := range []string{"## 1. Unsupervised", "## 2. Supervised", "## 3. The precision–recall trade-off",
-		"Machine:", "Seed 1", "Command: `go test`", "total wall time", "13 most frequent", "p-value"} {
+		"Machine:", "Seed 1", "Command: `go test`", "total wall time", "13 most frequent", "p-value", "| PE |"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
