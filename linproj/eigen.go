@@ -50,7 +50,16 @@ func TopEigenSym(ctx context.Context, a mat.Symmetric, k int) (vals []float64, v
 	}
 	ok := false
 	if n > 2 && norm > 0 {
+		// Work on a/‖a‖_max: gonum's dsterf rescales blocks whose norm leaves
+		// [ssfmin, ssfmax] with a call that panics on its own arguments, so the tridiagonal
+		// matrix is kept inside that range (see topEigenTridiag).
+		for i := range w {
+			w[i] /= norm
+		}
 		vals, vecs, ok = topEigenTridiag(w, n, k)
+		for j := range vals {
+			vals[j] *= norm
+		}
 	}
 	if !ok {
 		if vals, vecs = fullEigen(a, k); vecs == nil {
@@ -91,6 +100,20 @@ func topEigenTridiag(w []float64, n, k int) ([]float64, *mat.Dense, bool) {
 	work = make([]float64, int(work[0]))
 	impl.Dsytrd(blas.Lower, n, w, n, d, e, tau, work, len(work))
 
+	// Entries below negligible (the input is scaled to max-norm 1) are rounding left over from a
+	// rank-deficient matrix; they change no eigenvalue by more than that, and zeroing them keeps
+	// every block's norm 0 or above dsterf's ssfmin (about 3e-123).
+	const negligible = 1e-100
+	for i := range d {
+		if math.Abs(d[i]) < negligible {
+			d[i] = 0
+		}
+	}
+	for i := range e {
+		if math.Abs(e[i]) < negligible {
+			e[i] = 0
+		}
+	}
 	all := append([]float64(nil), d...)
 	off := append([]float64(nil), e...)
 	if !impl.Dsterf(n, all, off) { // ascending

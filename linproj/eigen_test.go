@@ -142,3 +142,56 @@ func BenchmarkTopEigenSym784(b *testing.B) {
 		}
 	}
 }
+
+// TestTopEigenSymRankDeficient: the double-centred Gram matrix of posterior rows (n points on
+// a 5-class simplex, rank 4) leaves tiny off-diagonal rounding in the tridiagonal form, on
+// which gonum's dsterf used to panic (found embedding BBC naive Bayes posteriors by classical
+// MDS). The top eigenvalues must equal those of mat.EigenSym.
+func TestTopEigenSymRankDeficient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{50, 300, 1000} {
+		x := mat.NewDense(n, 5, nil)
+		for i := range n {
+			row := x.RawRowView(i)
+			var s float64
+			for j := range row {
+				row[j] = math.Pow(rng.Float64(), 60) // mostly one-hot to rounding, as naive Bayes gives
+				if j == i%5 {
+					row[j] = 1
+				}
+				s += row[j]
+			}
+			for j := range row {
+				row[j] /= s
+			}
+		}
+		var c mat.Dense
+		c.CloneFrom(x)
+		for j := range 5 {
+			var m float64
+			for i := range n {
+				m += c.At(i, j)
+			}
+			m /= float64(n)
+			for i := range n {
+				c.Set(i, j, c.At(i, j)-m)
+			}
+		}
+		var g mat.SymDense
+		g.SymOuterK(1, &c)
+		vals, _, err := TopEigenSym(context.Background(), &g, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var eig mat.EigenSym
+		if !eig.Factorize(&g, false) {
+			t.Fatal("reference decomposition failed")
+		}
+		all := eig.Values(nil)
+		for j, v := range vals {
+			if want := all[n-1-j]; math.Abs(v-want) > 1e-10*all[n-1] {
+				t.Errorf("n=%d eigenvalue %d = %.15g, mat.EigenSym %.15g", n, j, v, want)
+			}
+		}
+	}
+}

@@ -126,8 +126,8 @@ func TestPEClassifyAndRepresentatives(t *testing.T) {
 // TestPEQuickReport runs the quick PE reproduction end to end and checks that the report has
 // every section, finite numbers and its plots.
 func TestPEQuickReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("runs every PE experiment on small subsets (about 25 s); skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("runs every PE experiment on small subsets (about 25 s); skipped under -short and -race (.ci/run runs it without)")
 	}
 	dir := dataDir(t)
 	r, err := RunPE(context.Background(), PEConfig{DataDir: dir, Seed: 1, Quick: true}, "go test")

@@ -1,0 +1,6 @@
+//go:build !race
+
+package reproduce
+
+// raceEnabled: the race detector slows the fits tenfold.
+const raceEnabled = false
