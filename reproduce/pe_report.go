@@ -1,11 +1,9 @@
 package reproduce
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -40,21 +38,7 @@ const paperTable1 = "arts 0.973, sports 0.978, business 0.929, computers 0.924, 
 
 // WriteDir writes the plots and then DIR/pe.md (creating DIR).
 func (r *PEReport) WriteDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	if err := r.writePlots(dir); err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := r.WriteMarkdown(&buf); err != nil {
-		return err
-	}
-	tmp := filepath.Join(dir, "."+PEReportFile+".tmp")
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, filepath.Join(dir, PEReportFile))
+	return writeReportDir(dir, PEReportFile, r.writePlots, r.WriteMarkdown)
 }
 
 func (r *PEReport) writePlots(dir string) error {

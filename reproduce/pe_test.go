@@ -1,14 +1,11 @@
 package reproduce
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"regexp"
-	"strconv"
 	"strings"
 	"testing"
 
@@ -184,23 +181,5 @@ func TestPEQuickReport(t *testing.T) {
 			t.Errorf("report contains %q", bad)
 		}
 	}
-	links := regexp.MustCompile(`\]\(([^)]+\.png)\)`).FindAllStringSubmatch(text, -1)
-	if len(links) != 2*4+2+1+2 {
-		t.Errorf("%d figures linked, want 13", len(links))
-	}
-	for _, l := range links {
-		b, err := os.ReadFile(filepath.Join(out, l[1]))
-		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
-			t.Errorf("figure %s: %v", l[1], err)
-		}
-	}
-	nums := regexp.MustCompile(`\| (-?[0-9]+\.[0-9]+) `).FindAllStringSubmatch(text, -1)
-	if len(nums) < 80 {
-		t.Errorf("only %d numbers in the tables", len(nums))
-	}
-	for _, m := range nums {
-		if v, err := strconv.ParseFloat(m[1], 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			t.Errorf("table number %q", m[1])
-		}
-	}
+	checkFiguresAndNumbers(t, out, text, 2*4+2+1+2, 80)
 }

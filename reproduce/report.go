@@ -152,21 +152,27 @@ const ReportFile = "nerv.md"
 
 // WriteDir writes the plots and then DIR/nerv.md (creating DIR).
 func (r *Report) WriteDir(dir string) error {
+	return writeReportDir(dir, ReportFile, r.writePlots, r.WriteMarkdown)
+}
+
+// writeReportDir creates dir, writes the plots, and then the markdown report name, atomically
+// (a temporary file renamed), so that an interrupted run leaves no half-written report.
+func writeReportDir(dir, name string, plots func(dir string) error, markdown func(io.Writer) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := r.writePlots(dir); err != nil {
+	if err := plots(dir); err != nil {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := r.WriteMarkdown(&buf); err != nil {
+	if err := markdown(&buf); err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, "."+ReportFile+".tmp")
+	tmp := filepath.Join(dir, "."+name+".tmp")
 	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, ReportFile))
+	return os.Rename(tmp, filepath.Join(dir, name))
 }
 
 // num formats v with the given verb, or an em dash for NaN.

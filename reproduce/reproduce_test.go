@@ -222,26 +222,7 @@ func TestQuickReport(t *testing.T) {
 		}
 	}
 	// Every linked figure exists and is a PNG.
-	links := regexp.MustCompile(`\]\(([^)]+\.png)\)`).FindAllStringSubmatch(text, -1)
-	if len(links) < 3+3+2+4 {
-		t.Errorf("%d figures linked, want at least 12", len(links))
-	}
-	for _, l := range links {
-		b, err := os.ReadFile(filepath.Join(out, l[1]))
-		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
-			t.Errorf("figure %s: %v", l[1], err)
-		}
-	}
-	// The table numbers parse as finite numbers.
-	nums := regexp.MustCompile(`\| (-?[0-9]+\.[0-9]+) `).FindAllStringSubmatch(text, -1)
-	if len(nums) < 50 {
-		t.Errorf("only %d numbers in the tables", len(nums))
-	}
-	for _, m := range nums {
-		if v, err := strconv.ParseFloat(m[1], 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
-			t.Errorf("table number %q", m[1])
-		}
-	}
+	checkFiguresAndNumbers(t, out, text, 3+3+2+4, 50)
 }
 
 // TestSNeRVMatchesNervSupervised checks that the composed SNeRV gives nerv.Supervised's embedding.
@@ -271,5 +252,30 @@ func TestSNeRVMatchesNervSupervised(t *testing.T) {
 	}
 	if !mat.EqualApprox(ys[0], m.Embedding(), 1e-12) {
 		t.Errorf("composed SNeRV and nerv.Supervised differ:\n%v\n%v", mat.Formatted(ys[0].Slice(0, 3, 0, 2)), mat.Formatted(m.Embedding().Slice(0, 3, 0, 2)))
+	}
+}
+
+// checkFiguresAndNumbers checks a written report: at least minFigures linked PNG figures, each
+// a PNG file in out, and at least minNumbers table numbers, each finite.
+func checkFiguresAndNumbers(t *testing.T, out, text string, minFigures, minNumbers int) {
+	t.Helper()
+	links := regexp.MustCompile(`\]\(([^)]+\.png)\)`).FindAllStringSubmatch(text, -1)
+	if len(links) < minFigures {
+		t.Errorf("%d figures linked, want at least %d", len(links), minFigures)
+	}
+	for _, l := range links {
+		b, err := os.ReadFile(filepath.Join(out, l[1]))
+		if err != nil || !bytes.HasPrefix(b, []byte("\x89PNG")) {
+			t.Errorf("figure %s: %v", l[1], err)
+		}
+	}
+	nums := regexp.MustCompile(`\| (-?[0-9]+\.[0-9]+) `).FindAllStringSubmatch(text, -1)
+	if len(nums) < minNumbers {
+		t.Errorf("only %d numbers in the tables", len(nums))
+	}
+	for _, m := range nums {
+		if v, err := strconv.ParseFloat(m[1], 64); err != nil || math.IsNaN(v) || math.IsInf(v, 0) {
+			t.Errorf("table number %q", m[1])
+		}
 	}
 }
