@@ -125,13 +125,9 @@ func RunPE(ctx context.Context, c PEConfig, command string) (*PEReport, error) {
 		return nil, err
 	}
 	r := &PEReport{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now()}
-	dataDir := c.DataDir
-	if dataDir == "" {
-		shared, err := FindShared()
-		if err != nil {
-			return nil, err
-		}
-		dataDir = filepath.Join(shared, "data")
+	dataDir, err := dataDirOr(c.DataDir)
+	if err != nil {
+		return nil, err
 	}
 	bbc, err := LoadBBC(dataDir)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -280,15 +281,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 		}
 		lo, hi := MeanStd(t.RandomCosts)
 		p("\nRandom-start PE: final J = %.6g ± %.3g over %d starts (MDS start: %.6g); PE fit times are the MDS start and the median random start.\n\n", lo, hi, len(t.RandomCosts), t.PE.Cost)
-		p("| F-measure |")
-		for _, n := range t.ClassNames {
-			p(" %s |", n)
-		}
-		p(" error |\n|---|")
-		for range t.ClassNames {
-			p("---:|")
-		}
-		p("---:|\n")
+		tableHead(&b, "F-measure", false, append(slices.Clone(t.ClassNames), "error")...)
 		for _, row := range []struct {
 			name string
 			f    []float64
@@ -336,15 +329,9 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 	}
 	p("\n")
 	for _, g := range r.Digits {
-		p("**%d labels per class.** Per-class F-measure:\n\n| | ", g.PerClass)
-		for _, n := range g.ClassNames {
-			p("%s | ", n)
-		}
-		p("\n|---|")
-		for range g.ClassNames {
-			p("---:|")
-		}
-		p("\n| argmax p |")
+		p("**%d labels per class.** Per-class F-measure:\n\n", g.PerClass)
+		tableHead(&b, "", false, g.ClassNames...)
+		p("| argmax p |")
 		for _, v := range g.FPosterior {
 			p(" %.3f |", v)
 		}
@@ -352,15 +339,8 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 		for _, v := range g.FPE {
 			p(" %.3f |", v)
 		}
-		p("\n\nConfusion of argmax p (rows: true digit, columns: assigned):\n\n| true \\ assigned |")
-		for _, n := range g.ClassNames {
-			p(" %s |", n)
-		}
-		p("\n|---|")
-		for range g.ClassNames {
-			p("---:|")
-		}
-		p("\n")
+		p("\n\nConfusion of argmax p (rows: true digit, columns: assigned):\n\n")
+		tableHead(&b, "true \\ assigned", false, g.ClassNames...)
 		for i, row := range g.Confusion {
 			p("| %s |", g.ClassNames[i])
 			for _, v := range row {
@@ -394,15 +374,11 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 		p("Inputs: K = %d posteriors drawn by `pe.DirichletMixture` (concentration %d); the same without the warm-up sample (`Warmup: -1`, differs only for n > %d, where pe otherwise first fits Φ on %d sampled rows); and the R8 leave-one-out naive Bayes posteriors of §1 (K = 8), in a seeded random order tiled (or cut) to n. ",
 			TimeClasses, DirichletConcentration, 2*20000, 20000)
 		p("*Iterations* are L-BFGS iterations on Φ at full size, *sweeps* the full-size passes that solve every object for one Φ (the paper's outer iterations).\n\n")
-		p("| n |")
+		var cols []string
 		for _, s := range t.Series {
-			p(" %s: s | it | sweeps |", s.Name)
+			cols = append(cols, s.Name+": s", "it", "sweeps")
 		}
-		p("\n|---:|")
-		for range t.Series {
-			p("---:|---:|---:|")
-		}
-		p("\n")
+		tableHead(&b, "n", true, cols...)
 		for i, n := range t.Sizes {
 			p("| %d |", n)
 			for _, s := range t.Series {

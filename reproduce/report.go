@@ -67,13 +67,9 @@ func Run(ctx context.Context, c Config, command string) (*Report, error) {
 		return nil, err
 	}
 	r := &Report{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now()}
-	dataDir := c.DataDir
-	if dataDir == "" {
-		shared, err := FindShared()
-		if err != nil {
-			return nil, err
-		}
-		dataDir = filepath.Join(shared, "data")
+	dataDir, err := dataDirOr(c.DataDir)
+	if err != nil {
+		return nil, err
 	}
 	scurve := c.SCurve
 	if scurve == "" {
@@ -232,15 +228,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("The paper also reran methods with local optima from five random starts and kept the best F; we run NeRV once from the PCA start. ")
 	p("t-SNE is `nerv.StudentT` with λ = 1 (exact gradient, perplexity 20, PCA start). Classical MDS is computed from the n×n Euclidean distance matrix (`cmds.FromDistances`); for Euclidean input it equals PCA up to rounding, which its identical row shows. ")
 	p("The paper's MDS row is *metric* (stress) MDS, which lowdim does not have; it is quoted for context only.\n\n")
-	p("| Method |")
-	for _, u := range r.Unsupervised {
-		p(" %s |", u.Data)
+	names := make([]string, len(r.Unsupervised))
+	for i, u := range r.Unsupervised {
+		names[i] = u.Data
 	}
-	p("\n|---|")
-	for range r.Unsupervised {
-		p("---:|")
-	}
-	p("\n")
+	tableHead(&b, "Method", false, names...)
 	rows := []string{"PCA", "classical MDS", "t-SNE", "NeRV"}
 	for mi, name := range rows {
 		if name == "NeRV" {
@@ -293,15 +285,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("**PE** (Parametric Embedding, the paper's runner-up) uses the same fold's mixture — no second fit: the posteriors p̂(c|x) of the training rows go to `pe.FitPosteriors` (pe defaults: η_r = 0.1, η_φ = 0.01·n, Φ from classical MDS of the class profiles), and each held-out row is placed by the fitted model's `Transform` of its own p̂(c|x), so PE never sees a held-out label either. ")
 	p("S-Isomap, MUHSIC, MRE and NCA are not implemented. ")
 	p("The paired t-test compares the fold errors of the two methods with the lowest mean error (two-sided, df = folds − 1, Student t CDF from gonum/stat/distuv).\n\n")
-	p("| Method |")
-	for _, s := range r.Supervised {
-		p(" %s |", s.Data)
+	names = make([]string, len(r.Supervised))
+	for i, s := range r.Supervised {
+		names[i] = s.Data
 	}
-	p("\n|---|")
-	for range r.Supervised {
-		p("---:|")
-	}
-	p("\n")
+	tableHead(&b, "Method", false, names...)
 	if len(r.Supervised) > 0 {
 		for mi := range r.Supervised[0].Methods {
 			p("| %s |", r.Supervised[0].Methods[mi].Method)
@@ -319,15 +307,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("\n")
 	for _, s := range r.Supervised {
 		p("### %s (n = %d, %d classes; %s)\n\n", s.Data, s.N, s.Classes, secs(s.Seconds))
-		p("| fold |")
+		cols := make([]string, 0, len(s.Methods)+3)
 		for _, m := range s.Methods {
-			p(" %s |", m.Method)
+			cols = append(cols, m.Method)
 		}
-		p(" G | s | k_eff |\n|---:|")
-		for range s.Methods {
-			p("---:|")
-		}
-		p("---:|---:|---:|\n")
+		tableHead(&b, "fold", true, append(cols, "G", "s", "k_eff")...)
 		for f := 0; f < s.Folds; f++ {
 			p("| %d |", f+1)
 			for _, m := range s.Methods {
@@ -408,4 +392,31 @@ func grid(l []float64) string {
 		s[i] = fmt.Sprintf("%g", v)
 	}
 	return "{" + strings.Join(s, ", ") + "}"
+}
+
+// tableHead writes a markdown table's header and alignment rows: the first column left-aligned
+// (right-aligned when numeric), the others right-aligned.
+func tableHead(b *strings.Builder, first string, numeric bool, cols ...string) {
+	b.WriteString("| " + first + " |")
+	for _, c := range cols {
+		b.WriteString(" " + c + " |")
+	}
+	if numeric {
+		b.WriteString("\n|---:|")
+	} else {
+		b.WriteString("\n|---|")
+	}
+	b.WriteString(strings.Repeat("---:|", len(cols)) + "\n")
+}
+
+// dataDirOr returns dir, or ../shared/data next to the module root when dir is "".
+func dataDirOr(dir string) (string, error) {
+	if dir != "" {
+		return dir, nil
+	}
+	shared, err := FindShared()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(shared, "data"), nil
 }
