@@ -211,6 +211,26 @@ func workerCount(n int) int {
 
 // fitCov: scatter matrix over row blocks, then EigenSym.
 func (m *PCAModel) fitCov(ctx context.Context, x *mat.Dense, dim int, prog lowdim.Progress) error {
+	cov, err := covariance(ctx, x, m.Mean, prog)
+	if err != nil {
+		return err
+	}
+	for i := range m.Mean {
+		m.TotalVariance += cov.At(i, i)
+	}
+	vals, vecs, err := TopEigenSym(ctx, cov, dim)
+	if err != nil {
+		return err
+	}
+	m.Components = vecs
+	for k := range vals {
+		m.Variance[k] = math.Max(vals[k], 0)
+	}
+	return nil
+}
+
+// covariance returns the sample covariance (denominator n−1) of the rows of x about mean.
+func covariance(ctx context.Context, x *mat.Dense, mean []float64, prog lowdim.Progress) (*mat.SymDense, error) {
 	n, h := x.Dims()
 	// The scatter matrix is summed in a fixed number of streams, stream s taking blocks
 	// s, s+S, … in order, and the streams are added in order: the result is bit-identical
@@ -241,7 +261,7 @@ func (m *PCAModel) fitCov(ctx context.Context, x *mat.Dense, dim int, prog lowdi
 					}
 					lo, hi := b*blockRows, min((b+1)*blockRows, n)
 					blk := blas64.General{Rows: hi - lo, Cols: h, Stride: h, Data: buf[:(hi-lo)*h]}
-					if errs[s] = centre(blk, x, lo, m.Mean); errs[s] != nil {
+					if errs[s] = centre(blk, x, lo, mean); errs[s] != nil {
 						return
 					}
 					blas64.Syrk(blas.Trans, 1, blk, 1, acc[s])
@@ -253,7 +273,7 @@ func (m *PCAModel) fitCov(ctx context.Context, x *mat.Dense, dim int, prog lowdi
 	wg.Wait()
 	for _, err := range errs {
 		if err != nil {
-			return err
+			return nil, err
 		}
 	}
 	cov := mat.NewSymDense(h, nil)
@@ -266,17 +286,8 @@ func (m *PCAModel) fitCov(ctx context.Context, x *mat.Dense, dim int, prog lowdi
 			}
 			cov.SetSym(i, j, s*scale)
 		}
-		m.TotalVariance += cov.At(i, i)
 	}
-	vals, vecs, err := TopEigenSym(ctx, cov, dim)
-	if err != nil {
-		return err
-	}
-	m.Components = vecs
-	for k := range vals {
-		m.Variance[k] = math.Max(vals[k], 0)
-	}
-	return nil
+	return cov, nil
 }
 
 // fitSVD: thin SVD of the centred data.
