@@ -31,6 +31,7 @@ var commands = []command{
 	{"eval", "measure how faithful an embedding is to its data", runEval},
 	{"plot", "draw an embedding (and its quality curves)", runPlot},
 	{"reproduce", "rerun a paper's experiments as a markdown report with figures (nerv)", runReproduce},
+	{"serve", "serve an interactive web page on a data set (drag control points, colour, measure)", runServe},
 	{"version", "print the version", runVersion},
 }
 

@@ -1,0 +1,573 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
+	"lowdim/linproj"
+	"lowdim/modelio"
+	"lowdim/quality"
+)
+
+// apiError is an error answered with its own status.
+type apiError struct {
+	status int
+	msg    string
+}
+
+func (e *apiError) Error() string { return e.msg }
+
+func errorf(status int, format string, args ...any) error {
+	return &apiError{status: status, msg: fmt.Sprintf(format, args...)}
+}
+
+// errReadOnly is answered when a fixed embedding is asked to change.
+var errReadOnly = errorf(http.StatusConflict, "this view is a fixed embedding (-embedding): it has no control points or projection")
+
+// fail answers err as {"error": "…"} with a status that says whose fault it was.
+func fail(w http.ResponseWriter, err error) {
+	status := http.StatusInternalServerError
+	var ae *apiError
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &ae):
+		status = ae.status
+	case errors.As(err, &mbe):
+		status = http.StatusRequestEntityTooLarge
+		err = fmt.Errorf("request body larger than %d bytes", mbe.Limit)
+	case errors.Is(err, dataset.ErrInvalid):
+		status = http.StatusBadRequest
+	case errors.Is(err, errTooManySessions):
+		status = http.StatusServiceUnavailable
+		w.Header().Set("Retry-After", "60")
+	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		status = http.StatusServiceUnavailable
+		err = errors.New("cancelled: the server is shutting down, the session ended or a newer request replaced this one")
+	}
+	writeJSON(w, status, map[string]string{"error": err.Error()})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// decode reads one JSON object of at most MaxBody bytes into v; unknown fields are errors.
+func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) error {
+	// Requiring application/json also keeps other web sites out: a cross-origin request with
+	// this type needs a CORS preflight, which the server never grants.
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return errorf(http.StatusUnsupportedMediaType, "expected a body of type application/json, found %q", r.Header.Get("Content-Type"))
+	}
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		if errors.Is(err, io.EOF) {
+			return errorf(http.StatusBadRequest, "empty body: expected a JSON object")
+		}
+		return errorf(http.StatusBadRequest, "bad JSON body: %v", err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return errorf(http.StatusBadRequest, "bad JSON body: expected one object, found more after it")
+	}
+	return nil
+}
+
+// dataJSON describes the data set and the page's settings (GET /api/data).
+type dataJSON struct {
+	Title     string   `json:"title"`
+	N         int      `json:"n"`
+	H         int      `json:"h"`
+	Features  []string `json:"features"`
+	Classes   []string `json:"classes"`
+	Labelled  bool     `json:"labelled"`
+	ReadOnly  bool     `json:"read_only"`
+	Method    string   `json:"method"`
+	Sample    int      `json:"quality_rows"`
+	Sampled   bool     `json:"quality_sampled"`
+	Neighbors int      `json:"neighbors"`
+	MaxBody   int64    `json:"max_body"`
+}
+
+func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
+	d := h.cfg.Data
+	writeJSON(w, http.StatusOK, dataJSON{
+		Title: h.cfg.Title, N: h.n, H: d.Dim(), Features: d.FeatureNames, Classes: d.ClassNames,
+		Labelled: d.Labels != nil, ReadOnly: h.fixed != nil, Method: h.cfg.Interactive.Method.String(),
+		Sample: h.quality(), Sampled: h.sample != nil, Neighbors: h.cfg.Neighbors, MaxBody: h.cfg.MaxBody,
+	})
+}
+
+// getLabels answers n little-endian int32 class indices (−1: unknown or unlabelled).
+func (h *Handler) getLabels(w http.ResponseWriter, r *http.Request) {
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(h.labels)
+}
+
+// maxRecordValues bounds the feature values one record answer carries.
+const maxRecordValues = 1024
+
+// recordJSON is one record of the data (GET /api/records/{record}).
+type recordJSON struct {
+	Record    int       `json:"record"`
+	Class     *string   `json:"class"`
+	Name      string    `json:"name,omitempty"`
+	Features  []string  `json:"features,omitempty"`
+	Values    []float64 `json:"values"`
+	Truncated bool      `json:"truncated"`
+}
+
+func (h *Handler) parseRecord(s string) (int, error) {
+	i, err := strconv.Atoi(s)
+	if err != nil {
+		return 0, errorf(http.StatusBadRequest, "record %q: expected an integer", s)
+	}
+	if i < 0 || i >= h.n {
+		return 0, errorf(http.StatusNotFound, "no record %d: expected 0..%d", i, h.n-1)
+	}
+	return i, nil
+}
+
+func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request) {
+	i, err := h.parseRecord(r.PathValue("record"))
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	d := h.cfg.Data
+	row := d.X.RawRowView(i)
+	rec := recordJSON{Record: i, Values: row[:min(len(row), maxRecordValues)], Truncated: len(row) > maxRecordValues}
+	if d.FeatureNames != nil {
+		rec.Features = d.FeatureNames[:len(rec.Values)]
+	}
+	if d.Labels != nil && d.Labels[i] >= 0 {
+		rec.Class = &d.ClassNames[d.Labels[i]]
+	}
+	if d.RowNames != nil {
+		rec.Name = d.RowNames[i]
+	}
+	writeJSON(w, http.StatusOK, rec)
+}
+
+// sessionJSON answers POST /api/sessions.
+type sessionJSON struct {
+	ID       string `json:"id"`
+	Method   string `json:"method"`
+	ReadOnly bool   `json:"read_only"`
+}
+
+func (h *Handler) createSession(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBody)
+	if _, err := io.Copy(io.Discard, r.Body); err != nil {
+		fail(w, err)
+		return
+	}
+	s, err := h.newSession(r.Context())
+	if err != nil {
+		fail(w, err)
+		return
+	}
+	out := sessionJSON{ID: s.id, ReadOnly: s.lin == nil}
+	if s.lin != nil {
+		out.Method = s.lin.Method().String()
+	}
+	w.Header().Set("Location", "/api/sessions/"+s.id)
+	writeJSON(w, http.StatusCreated, out)
+}
+
+func (h *Handler) deleteSession(w http.ResponseWriter, r *http.Request) {
+	if !h.end(r.PathValue("id")) {
+		fail(w, errorf(http.StatusNotFound, "no session %q (it may have expired: reload the page)", r.PathValue("id")))
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// withSession finds the request's session for fn (404 when there is none).
+func (h *Handler) withSession(fn func(w http.ResponseWriter, r *http.Request, s *session) error) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		s := h.lookup(r.PathValue("id"))
+		if s == nil {
+			fail(w, errorf(http.StatusNotFound, "no session %q (it may have expired: reload the page)", r.PathValue("id")))
+			return
+		}
+		if err := fn(w, r, s); err != nil {
+			fail(w, err)
+		}
+	}
+}
+
+// writePositions answers the session's current positions: n×2 little-endian float32, row-major.
+// The headers carry the method, the number of control points and the view's revision. s.mu
+// must be held.
+func (h *Handler) writePositions(w http.ResponseWriter, s *session) error {
+	hd := w.Header()
+	hd.Set("Content-Type", "application/octet-stream")
+	hd.Set("Cache-Control", "no-store")
+	hd.Set("X-Lowdim-Revision", strconv.Itoa(s.rev))
+	if s.lin == nil {
+		hd.Set("X-Lowdim-Controls", "0")
+		w.Write(h.fixed) // a failed write means the client went away: nothing to answer
+		return nil
+	}
+	s.lin.Embedding(s.y)
+	s.buf = appendFloat32s(s.buf[:0], s.y)
+	recs, _ := s.lin.Controls()
+	hd.Set("X-Lowdim-Method", s.lin.Method().String())
+	hd.Set("X-Lowdim-Controls", strconv.Itoa(len(recs)))
+	w.Write(s.buf)
+	return nil
+}
+
+func (h *Handler) getPositions(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return h.writePositions(w, s)
+}
+
+// controlJSON is the body of control, move and remove: a record and (not for remove) its place.
+type controlJSON struct {
+	Record *int      `json:"record"`
+	Pos    []float64 `json:"pos"`
+}
+
+// change decodes a body into v, then applies fn to the session's projection under its lock and
+// answers the new positions.
+func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session, v any, fn func(lin *linproj.Session) error) error {
+	if v != nil {
+		if err := h.decode(w, r, v); err != nil {
+			return err
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lin == nil {
+		return errReadOnly
+	}
+	if err := fn(s.lin); err != nil {
+		return err
+	}
+	s.rev++
+	return h.writePositions(w, s)
+}
+
+// controlBody decodes and checks a control body: record present, pos of 2 numbers unless noPos.
+func (c *controlJSON) check(noPos bool) error {
+	if c.Record == nil {
+		return errorf(http.StatusBadRequest, `missing "record": expected {"record": INDEX%s}`, map[bool]string{false: `, "pos": [X, Y]`, true: ""}[noPos])
+	}
+	if noPos {
+		if c.Pos != nil {
+			return errorf(http.StatusBadRequest, `unexpected "pos": remove takes only a record`)
+		}
+		return nil
+	}
+	if len(c.Pos) != 2 {
+		return errorf(http.StatusBadRequest, `"pos" has %d coordinates: expected 2`, len(c.Pos))
+	}
+	return nil
+}
+
+func (h *Handler) postControl(w http.ResponseWriter, r *http.Request, s *session) error {
+	var c controlJSON
+	return h.change(w, r, s, &c, func(lin *linproj.Session) error {
+		if err := c.check(false); err != nil {
+			return err
+		}
+		return lin.SetControl(*c.Record, c.Pos)
+	})
+}
+
+func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) error {
+	var c controlJSON
+	return h.change(w, r, s, &c, func(lin *linproj.Session) error {
+		if err := c.check(false); err != nil {
+			return err
+		}
+		return lin.Move(*c.Record, c.Pos)
+	})
+}
+
+func (h *Handler) postRemove(w http.ResponseWriter, r *http.Request, s *session) error {
+	var c controlJSON
+	return h.change(w, r, s, &c, func(lin *linproj.Session) error {
+		if err := c.check(true); err != nil {
+			return err
+		}
+		return lin.Remove(*c.Record)
+	})
+}
+
+// methodJSON is the body of POST …/method.
+type methodJSON struct {
+	Method string `json:"method"`
+}
+
+func (h *Handler) postMethod(w http.ResponseWriter, r *http.Request, s *session) error {
+	var m methodJSON
+	return h.change(w, r, s, &m, func(lin *linproj.Session) error {
+		switch m.Method {
+		case "mle":
+			return lin.SetMethod(linproj.MLE)
+		case "lsp":
+			return lin.SetMethod(linproj.LSP)
+		}
+		return errorf(http.StatusBadRequest, `"method": expected "mle" or "lsp", found %q`, m.Method)
+	})
+}
+
+func (h *Handler) postReset(w http.ResponseWriter, r *http.Request, s *session) error {
+	r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBody)
+	if _, err := io.Copy(io.Discard, r.Body); err != nil {
+		return err
+	}
+	return h.change(w, r, s, nil, func(lin *linproj.Session) error {
+		lin.Reset()
+		return nil
+	})
+}
+
+// controlsJSON answers GET …/controls.
+type controlsJSON struct {
+	Method  string       `json:"method"`
+	Records []int        `json:"records"`
+	Pos     [][2]float64 `json:"pos"`
+}
+
+func (h *Handler) getControls(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lin == nil {
+		return errReadOnly
+	}
+	recs, pos := s.lin.Controls()
+	out := controlsJSON{Method: s.lin.Method().String(), Records: recs, Pos: make([][2]float64, len(recs))}
+	if out.Records == nil {
+		out.Records = []int{}
+	}
+	for k := range recs {
+		out.Pos[k] = [2]float64{pos.At(k, 0), pos.At(k, 1)}
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) getSuggest(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lin == nil {
+		return errReadOnly
+	}
+	writeJSON(w, http.StatusOK, map[string]int{"record": s.lin.Suggest()})
+	return nil
+}
+
+// getUncertainty answers each record's posterior variance xᵀΨ_post x as n little-endian float32.
+func (h *Handler) getUncertainty(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.lin == nil {
+		return errReadOnly
+	}
+	if s.u == nil {
+		s.u = make([]float64, h.n)
+	}
+	s.lin.Uncertainty(s.u)
+	s.buf = s.buf[:0]
+	for _, v := range s.u {
+		s.buf = appendFloat32(s.buf, float32(v))
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Write(s.buf)
+	return nil
+}
+
+// qualityJSON answers GET …/quality: the measures of the current view on the quality rows (all
+// rows, or the seeded subsample), with each row's smoothed precision and recall loss. The keys
+// of the measures are those of lowdim eval -json.
+type qualityJSON struct {
+	Revision              int       `json:"revision"`
+	N                     int       `json:"n"`
+	Sampled               bool      `json:"sampled"`
+	Neighbors             int       `json:"neighbors"`
+	Trustworthiness       float64   `json:"trustworthiness"`
+	Continuity            float64   `json:"continuity"`
+	SmoothedPrecisionLoss float64   `json:"smoothed_precision_loss"`
+	SmoothedRecallLoss    float64   `json:"smoothed_recall_loss"`
+	RankPrecisionLoss     float64   `json:"rank_precision_loss"`
+	RankRecallLoss        float64   `json:"rank_recall_loss"`
+	KNNError              *float64  `json:"knn_error"`
+	Rows                  []int     `json:"rows,omitempty"` // the records measured, when sampled
+	Precision             []float64 `json:"precision"`      // per quality row: KL(q_i‖p_i)
+	Recall                []float64 `json:"recall"`         // per quality row: KL(p_i‖q_i)
+	Seconds               float64   `json:"seconds"`
+}
+
+func (h *Handler) getQuality(w http.ResponseWriter, r *http.Request, s *session) error {
+	// Snapshot the view's quality rows, and replace any computation of this session under way.
+	ctx, cancel := context.WithCancel(r.Context())
+	defer cancel()
+	stop := context.AfterFunc(h.ctx, cancel)
+	defer stop()
+	m := h.quality()
+	ys := mat.NewDense(m, 2, nil)
+	s.mu.Lock()
+	if s.cancelQuality != nil {
+		s.cancelQuality()
+	}
+	s.cancelQuality = cancel
+	rev := s.rev
+	y := h.cfg.Embedding
+	if s.lin != nil {
+		s.lin.Embedding(s.y)
+		y = s.y
+	}
+	for k := 0; k < m; k++ {
+		ys.SetRow(k, y.RawRowView(h.row(k)))
+	}
+	s.mu.Unlock()
+
+	select {
+	case h.qsem <- struct{}{}:
+		defer func() { <-h.qsem }()
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+	start := time.Now()
+	opt := quality.Options{Neighbors: h.cfg.Neighbors, Workers: h.cfg.Workers}
+	rep, err := quality.Evaluate(ctx, h.xs, ys, h.ls, opt)
+	if err != nil {
+		return err
+	}
+	prec, rec, err := quality.PointLosses(ctx, h.xs, ys, opt)
+	if err != nil {
+		return err
+	}
+	out := qualityJSON{
+		Revision: rev, N: m, Sampled: h.sample != nil, Neighbors: rep.Neighbors,
+		Trustworthiness: rep.Trustworthiness[rep.Neighbors-1], Continuity: rep.Continuity[rep.Neighbors-1],
+		SmoothedPrecisionLoss: rep.SmoothedPrecisionLoss, SmoothedRecallLoss: rep.SmoothedRecallLoss,
+		RankPrecisionLoss: rep.RankPrecisionLoss, RankRecallLoss: rep.RankRecallLoss, KNNError: rep.KNNError,
+		Rows: h.sample, Precision: prec, Recall: rec, Seconds: time.Since(start).Seconds(),
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// attachment sets the headers of a download named name.
+func (h *Handler) attachment(w http.ResponseWriter, name, contentType string) {
+	base := strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' {
+			return r
+		}
+		return '-'
+	}, strings.TrimSuffix(path.Base(h.cfg.Title), path.Ext(h.cfg.Title)))
+	if base == "" || base == "-" {
+		base = "lowdim"
+	}
+	w.Header().Set("Content-Type", contentType)
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("Content-Disposition", fmt.Sprintf(`attachment; filename="%s-%s"`, base, name))
+}
+
+// getEmbeddingCSV answers the current view as lowdim embed -o writes it: x,y and the label (or
+// row name) of every record, full precision.
+func (h *Handler) getEmbeddingCSV(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	y := h.cfg.Embedding
+	if s.lin != nil {
+		s.lin.Embedding(s.y)
+		y = s.y
+	}
+	h.attachment(w, "embedding.csv", "text/csv; charset=utf-8")
+	bw := bufio.NewWriterSize(w, 1<<16)
+	if dataset.WriteEmbeddingCSV(bw, y, h.cfg.Data) == nil { // y has n rows: only writing can fail
+		bw.Flush()
+	}
+	return nil
+}
+
+// getProjectionCSV answers the current linear map as CSV: a header "row" + the H feature names
+// (f1…fH without names), then the rows mean and scale of the normalisation and x and y, the 2×H
+// projection, so that (x, y) = P·((v − mean) ∘ scale) for a data row v.
+func (h *Handler) getProjectionCSV(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	if s.lin == nil {
+		s.mu.Unlock()
+		return errReadOnly
+	}
+	lm := s.lin.Model()
+	s.mu.Unlock()
+	hdim := len(lm.Mean)
+	names := h.cfg.Data.FeatureNames
+	if names == nil {
+		names = make([]string, hdim)
+		for j := range names {
+			names[j] = "f" + strconv.Itoa(j+1)
+		}
+	}
+	h.attachment(w, "projection.csv", "text/csv; charset=utf-8")
+	cw := csv.NewWriter(w)
+	cw.Write(append([]string{"row"}, names...))
+	row := func(name string, v []float64) {
+		rec := make([]string, 0, hdim+1)
+		rec = append(rec, name)
+		for _, x := range v {
+			rec = append(rec, strconv.FormatFloat(x, 'g', -1, 64))
+		}
+		cw.Write(rec)
+	}
+	row("mean", lm.Mean)
+	row("scale", lm.Scale)
+	row("x", lm.Projection.RawRowView(0))
+	row("y", lm.Projection.RawRowView(1))
+	cw.Flush() // headers are out: a failed write cannot be answered
+	return nil
+}
+
+// getModel answers the current projection as a modelio model file (kind "linproj"), which lowdim
+// transform -model applies to new rows.
+func (h *Handler) getModel(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	if s.lin == nil {
+		s.mu.Unlock()
+		return errReadOnly
+	}
+	lm := s.lin.Model()
+	s.mu.Unlock()
+	var buf bytes.Buffer
+	if err := modelio.Encode(&buf, lm); err != nil {
+		return err
+	}
+	h.attachment(w, "projection.lowdim", "application/octet-stream")
+	w.Write(buf.Bytes())
+	return nil
+}

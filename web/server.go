@@ -1,0 +1,351 @@
+package web
+
+import (
+	"context"
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"net/http"
+	"sort"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	mrand "math/rand/v2"
+
+	"lowdim/dataset"
+	"lowdim/linproj"
+)
+
+//go:embed static
+var assets embed.FS
+
+// Config holds the settings of a Handler. The zero value of each field means its documented
+// default; Data is required.
+type Config struct {
+	// Data is the data set on view (n×H features, optional labels and row names). Required.
+	Data *dataset.Set
+	// Embedding, when not nil, is a fixed n×2 view of Data made by another method (lowdim embed
+	// -o): the page shows it read-only — no control points, no projection — and colours and
+	// measures it like any other view.
+	Embedding *mat.Dense
+	// Title names the view on the page; "" means Data.Name.
+	Title string
+	// Interactive are the settings of every session's projection (linproj.Interactive); its Dim
+	// must be 0 or 2 (the page draws two dimensions). Its Method is where each session starts.
+	Interactive linproj.Interactive
+	// Sample bounds the rows the quality measures are computed on: above it they use a seeded
+	// random subsample of that many rows (the page says so). 0 means 3000.
+	Sample int
+	// Neighbors is k of the quality measures (k_eff of the smoothed ones). 0 means 20.
+	Neighbors int
+	// Seed picks the quality subsample.
+	Seed uint64
+	// MaxSessions bounds the sessions alive at once (each holds a normalised copy of the data);
+	// 0 means 8. A new session beyond it is refused with 503 until an idle one expires.
+	MaxSessions int
+	// IdleTimeout ends a session nobody has used for this long; 0 means 30 minutes.
+	IdleTimeout time.Duration
+	// MaxBody is the largest request body accepted, in bytes; 0 means 64 KiB.
+	MaxBody int64
+	// Workers bounds the goroutines of the quality measures; 0 means runtime.NumCPU().
+	Workers int
+}
+
+// Handler serves the page and its JSON API (see the package documentation). It is safe for
+// concurrent use. Close ends every session.
+type Handler struct {
+	cfg    Config
+	n      int
+	mux    *http.ServeMux
+	labels []byte // n little-endian int32: class index, −1 unknown
+	sample []int  // quality rows (nil: all)
+	xs     *mat.Dense
+	ls     []int // labels of the sample rows (nil without labels)
+	fixed  []byte // the read-only view's positions as float32 (nil when interactive)
+
+	ctx    context.Context // cancelled by Close: stops quality computations
+	cancel context.CancelFunc
+	qsem   chan struct{} // one quality computation at a time
+
+	mu       sync.Mutex
+	sessions map[string]*session
+	now      func() time.Time
+}
+
+// session is one page's state. Its mutex guards every field but last (guarded by Handler.mu).
+type session struct {
+	id   string
+	last time.Time
+
+	mu  sync.Mutex
+	lin *linproj.Session // nil in a read-only view
+	y   *mat.Dense       // n×2 positions buffer
+	buf []byte           // float32 response buffer
+	u   []float64        // uncertainty buffer
+	rev int              // bumped on every change of the view
+	// cancelQuality stops the quality computation under way, if any: a newer one replaces it.
+	cancelQuality context.CancelFunc
+}
+
+// New checks cfg and returns a Handler.
+func New(cfg Config) (*Handler, error) {
+	d := cfg.Data
+	if d == nil || d.Len() == 0 {
+		return nil, dataset.Invalidf("web: no data")
+	}
+	n := d.Len()
+	if cfg.Interactive.Dim != 0 && cfg.Interactive.Dim != 2 {
+		return nil, dataset.Invalidf("web: the page shows 2 dimensions, Interactive.Dim is %d", cfg.Interactive.Dim)
+	}
+	cfg.Interactive.Dim = 2
+	if cfg.Sample == 0 {
+		cfg.Sample = 3000
+	}
+	if cfg.Neighbors == 0 {
+		cfg.Neighbors = 20
+	}
+	if cfg.MaxSessions == 0 {
+		cfg.MaxSessions = 8
+	}
+	if cfg.IdleTimeout == 0 {
+		cfg.IdleTimeout = 30 * time.Minute
+	}
+	if cfg.MaxBody == 0 {
+		cfg.MaxBody = 64 << 10
+	}
+	switch {
+	case cfg.Sample < 0 || cfg.Neighbors < 0 || cfg.MaxSessions < 0 || cfg.IdleTimeout < 0 || cfg.MaxBody < 0 || cfg.Workers < 0:
+		return nil, dataset.Invalidf("web: negative setting in %+v", cfg)
+	case cfg.Title == "":
+		cfg.Title = d.Name
+	}
+	h := &Handler{cfg: cfg, n: n, sessions: map[string]*session{}, now: time.Now, qsem: make(chan struct{}, 1)}
+	if cfg.Embedding != nil {
+		r, c := cfg.Embedding.Dims()
+		if r != n || c != 2 {
+			return nil, dataset.Invalidf("web: the embedding is %d×%d, expected %d×2 (one 2-D row per data row)", r, c, n)
+		}
+		for _, v := range cfg.Embedding.RawMatrix().Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, dataset.Invalidf("web: the embedding holds %v: expected finite numbers", v)
+			}
+		}
+		h.fixed = appendFloat32s(nil, cfg.Embedding)
+	}
+	h.labels = make([]byte, 4*n)
+	for i := 0; i < n; i++ {
+		l := int32(-1)
+		if d.Labels != nil {
+			l = int32(d.Labels[i])
+		}
+		putInt32(h.labels[4*i:], l)
+	}
+	// The quality rows: all, or a seeded subsample (sorted, so that it reads as a set of records).
+	if n > cfg.Sample {
+		r := mrand.New(mrand.NewPCG(cfg.Seed, 0x9e3779b97f4a7c15))
+		h.sample = r.Perm(n)[:cfg.Sample]
+		sort.Ints(h.sample)
+		h.xs = mat.NewDense(len(h.sample), d.Dim(), nil)
+		for k, i := range h.sample {
+			h.xs.SetRow(k, d.X.RawRowView(i))
+		}
+	} else {
+		h.xs = d.X
+	}
+	if d.Labels != nil {
+		h.ls = make([]int, 0, h.quality())
+		for k := 0; k < h.quality(); k++ {
+			h.ls = append(h.ls, d.Labels[h.row(k)])
+		}
+	}
+	if h.quality() <= cfg.Neighbors+1 {
+		return nil, dataset.Invalidf("web: %d rows for %d quality neighbours: expected more than k+1", h.quality(), cfg.Neighbors)
+	}
+	h.ctx, h.cancel = context.WithCancel(context.Background())
+	h.routes()
+	return h, nil
+}
+
+// quality returns the number of rows the quality measures use.
+func (h *Handler) quality() int {
+	if h.sample != nil {
+		return len(h.sample)
+	}
+	return h.n
+}
+
+// row returns the record of the k-th quality row.
+func (h *Handler) row(k int) int {
+	if h.sample != nil {
+		return h.sample[k]
+	}
+	return k
+}
+
+func (h *Handler) routes() {
+	m := http.NewServeMux()
+	static, _ := fs.Sub(assets, "static")
+	files := http.FileServerFS(static)
+	m.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "no-cache")
+		http.ServeFileFS(w, r, static, "index.html")
+	})
+	m.Handle("GET /static/", http.StripPrefix("/static/", files))
+	m.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(http.StatusNoContent) })
+	m.HandleFunc("GET /api/data", h.getData)
+	m.HandleFunc("GET /api/labels", h.getLabels)
+	m.HandleFunc("GET /api/records/{record}", h.getRecord)
+	m.HandleFunc("POST /api/sessions", h.createSession)
+	m.HandleFunc("DELETE /api/sessions/{id}", h.deleteSession)
+	m.HandleFunc("GET /api/sessions/{id}/positions", h.withSession(h.getPositions))
+	m.HandleFunc("GET /api/sessions/{id}/controls", h.withSession(h.getControls))
+	m.HandleFunc("POST /api/sessions/{id}/control", h.withSession(h.postControl))
+	m.HandleFunc("POST /api/sessions/{id}/move", h.withSession(h.postMove))
+	m.HandleFunc("POST /api/sessions/{id}/remove", h.withSession(h.postRemove))
+	m.HandleFunc("POST /api/sessions/{id}/method", h.withSession(h.postMethod))
+	m.HandleFunc("POST /api/sessions/{id}/reset", h.withSession(h.postReset))
+	m.HandleFunc("GET /api/sessions/{id}/suggest", h.withSession(h.getSuggest))
+	m.HandleFunc("GET /api/sessions/{id}/uncertainty", h.withSession(h.getUncertainty))
+	m.HandleFunc("GET /api/sessions/{id}/quality", h.withSession(h.getQuality))
+	m.HandleFunc("GET /api/sessions/{id}/embedding.csv", h.withSession(h.getEmbeddingCSV))
+	m.HandleFunc("GET /api/sessions/{id}/projection.csv", h.withSession(h.getProjectionCSV))
+	m.HandleFunc("GET /api/sessions/{id}/model.lowdim", h.withSession(h.getModel))
+	h.mux = m
+}
+
+// ServeHTTP serves the page, its assets and the API.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	hd := w.Header()
+	hd.Set("X-Content-Type-Options", "nosniff")
+	hd.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'")
+	hd.Set("Referrer-Policy", "no-referrer")
+	h.mux.ServeHTTP(w, r)
+}
+
+// Close ends every session and stops the quality computations under way. Requests that arrive
+// afterwards find no session.
+func (h *Handler) Close() {
+	h.cancel()
+	h.mu.Lock()
+	clear(h.sessions)
+	h.mu.Unlock()
+}
+
+// Sessions returns the number of live sessions.
+func (h *Handler) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expireLocked()
+	return len(h.sessions)
+}
+
+// expireLocked drops idle sessions; h.mu must be held.
+func (h *Handler) expireLocked() {
+	now := h.now()
+	for id, s := range h.sessions {
+		if now.Sub(s.last) > h.cfg.IdleTimeout {
+			delete(h.sessions, id)
+		}
+	}
+}
+
+// errTooManySessions is answered with 503.
+var errTooManySessions = errors.New("too many sessions")
+
+// newSession starts a session: a fresh projection of the data (or the fixed view).
+func (h *Handler) newSession(ctx context.Context) (*session, error) {
+	h.mu.Lock()
+	h.expireLocked()
+	full := len(h.sessions) >= h.cfg.MaxSessions
+	h.mu.Unlock()
+	if full {
+		return nil, fmt.Errorf("%w: %d are open (close a tab, or wait %v for an idle one to expire)", errTooManySessions, h.cfg.MaxSessions, h.cfg.IdleTimeout)
+	}
+	s := &session{y: mat.NewDense(h.n, 2, nil)}
+	if h.fixed == nil {
+		lin, err := h.cfg.Interactive.Start(ctx, h.cfg.Data.X)
+		if err != nil {
+			return nil, err
+		}
+		s.lin = lin
+	}
+	var id [16]byte
+	if _, err := rand.Read(id[:]); err != nil {
+		return nil, err
+	}
+	s.id = hex.EncodeToString(id[:])
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.expireLocked()
+	if len(h.sessions) >= h.cfg.MaxSessions { // others started meanwhile
+		return nil, fmt.Errorf("%w: %d are open", errTooManySessions, h.cfg.MaxSessions)
+	}
+	if h.ctx.Err() != nil {
+		return nil, h.ctx.Err()
+	}
+	s.last = h.now()
+	h.sessions[s.id] = s
+	return s, nil
+}
+
+// lookup returns the live session id and marks it used.
+func (h *Handler) lookup(id string) *session {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.sessions[id]
+	if s == nil {
+		return nil
+	}
+	now := h.now()
+	if now.Sub(s.last) > h.cfg.IdleTimeout {
+		delete(h.sessions, id)
+		return nil
+	}
+	s.last = now
+	return s
+}
+
+// end removes session id and reports whether it existed.
+func (h *Handler) end(id string) bool {
+	h.mu.Lock()
+	s := h.sessions[id]
+	delete(h.sessions, id)
+	h.mu.Unlock()
+	if s == nil {
+		return false
+	}
+	s.mu.Lock()
+	if s.cancelQuality != nil {
+		s.cancelQuality()
+	}
+	s.mu.Unlock()
+	return true
+}
+
+// appendFloat32s appends the rows of y (n×2) as little-endian float32 values.
+func appendFloat32s(dst []byte, y *mat.Dense) []byte {
+	raw := y.RawMatrix()
+	r, c := y.Dims()
+	for i := 0; i < r; i++ {
+		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			dst = appendFloat32(dst, float32(v))
+		}
+	}
+	return dst
+}
+
+func appendFloat32(dst []byte, v float32) []byte {
+	b := math.Float32bits(v)
+	return append(dst, byte(b), byte(b>>8), byte(b>>16), byte(b>>24))
+}
+
+func putInt32(dst []byte, v int32) {
+	u := uint32(v)
+	dst[0], dst[1], dst[2], dst[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+}
