@@ -66,7 +66,7 @@ type Handler struct {
 	labels []byte // n little-endian int32: class index, −1 unknown
 	sample []int  // quality rows (nil: all)
 	xs     *mat.Dense
-	ls     []int // labels of the sample rows (nil without labels)
+	ls     []int  // labels of the sample rows (nil without labels)
 	fixed  []byte // the read-only view's positions as float32 (nil when interactive)
 
 	ctx    context.Context // cancelled by Close: stops quality computations
