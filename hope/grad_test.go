@@ -10,13 +10,15 @@ import (
 	"lowdim/dataset"
 )
 
-// blobs returns n rows of h features in k Gaussian classes (seeded).
+// blobs returns n rows of h features in k Gaussian classes with unit noise (seeded); the class
+// centres depend only on h and k, so sets with other seeds share them.
 func blobs(n, h, k int, seed uint64) *dataset.Set {
-	rng := rand.New(rand.NewPCG(seed, 7))
+	crng := rand.New(rand.NewPCG(uint64(h), uint64(k)))
 	centres := make([]float64, k*h)
 	for i := range centres {
-		centres[i] = 2 * rng.NormFloat64()
+		centres[i] = 2 * crng.NormFloat64()
 	}
+	rng := rand.New(rand.NewPCG(seed, 7))
 	x := mat.NewDense(n, h, nil)
 	lab := make([]int, n)
 	for i := range n {

@@ -1,0 +1,280 @@
+package hope
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim"
+	"lowdim/dataset"
+	"lowdim/modelio"
+)
+
+var (
+	_ lowdim.Embedder    = Embedder{}
+	_ lowdim.Transformer = (*Model)(nil)
+	_ modelio.Model      = (*Model)(nil)
+)
+
+// small is a quick S-HOPE setting for the 3-class blobs.
+func small(opt Optimizer) Embedder {
+	return Embedder{Sigmoid: true, Factors: 8, Hidden: 8, Epochs: 6, Batch: 60, Optimizer: opt, LearningRate: 0.01, Seed: 3}
+}
+
+func TestFitSeparatesClasses(t *testing.T) {
+	train, test := blobs(300, 10, 3, 5), blobs(150, 10, 3, 5)
+	_ = test
+	for _, opt := range []Optimizer{CG, Adam} {
+		m, err := small(opt).Train(context.Background(), train)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(m.History) != 6 {
+			t.Fatalf("%v: %d epochs recorded, want 6", opt, len(m.History))
+		}
+		first, last := m.History[0].Cost, m.History[len(m.History)-1].Cost
+		if !(last < first) {
+			t.Errorf("%v: cost went from %v to %v", opt, first, last)
+		}
+		// The blobs are 2σ apart in each of 10 dimensions: a working map classifies the
+		// held-out rows almost perfectly; 0.05 is far below chance (2/3).
+		if !(m.ValidError < 0.05) {
+			t.Errorf("%v: validation 5-NN error %v", opt, m.ValidError)
+		}
+	}
+}
+
+func TestDeterministic(t *testing.T) {
+	d := blobs(200, 8, 3, 6)
+	e := small(CG)
+	e.Epochs = 2
+	e.Workers = 1
+	a, err := e.Train(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Workers = 3
+	b, err := e.Train(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pa, _ := a.MarshalBinary()
+	pb, _ := b.MarshalBinary()
+	// The history holds wall-clock times: compare the parameters and embeddings.
+	if !mat.Equal(a.Y, b.Y) || !equalSlices(a.theta, b.theta) {
+		t.Error("the same seed gave different models with 1 and 3 workers")
+	}
+	if len(pa) != len(pb) {
+		t.Error("payload sizes differ")
+	}
+}
+
+func equalSlices(a, b []float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+func TestSaveLoadTransformIdentical(t *testing.T) {
+	train, test := blobs(200, 8, 3, 7), blobs(90, 8, 3, 8)
+	e := small(Adam)
+	e.Epochs = 2
+	e.Exemplars = 2
+	e.Joint = true
+	e.JointEpochs = 2
+	e.Alternate = 1
+	m, err := e.Train(context.Background(), train)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if z, _ := m.Exemplars.Dims(); z != 6 {
+		t.Fatalf("%d exemplars, want 2 per class × 3", z)
+	}
+	path := filepath.Join(t.TempDir(), "m.lowdim")
+	if err := modelio.Save(path, m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := modelio.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m2 := got.(*Model)
+	var y1, y2 mat.Dense
+	if err := m.Transform(&y1, test.X); err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.Transform(&y2, test.X); err != nil {
+		t.Fatal(err)
+	}
+	if !equalSlices(y1.RawMatrix().Data, y2.RawMatrix().Data) {
+		t.Error("transform after load differs")
+	}
+	p1, _ := m.MarshalBinary()
+	p2, _ := m2.MarshalBinary()
+	if !bytes.Equal(p1, p2) {
+		t.Error("re-encoded payload differs")
+	}
+	c1, c2 := make([]int, 90), make([]int, 90)
+	if err := m.Classify(context.Background(), c1, test.X, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.Classify(context.Background(), c2, test.X, 0); err != nil {
+		t.Fatal(err)
+	}
+	wrong := 0
+	for i := range c1 {
+		if c1[i] != c2[i] {
+			t.Fatal("classification after load differs")
+		}
+		if c1[i] != test.Labels[i] {
+			wrong++
+		}
+	}
+	// Separated blobs: 5-NN against 6 exemplars must beat chance (2/3) by far.
+	if wrong > 90/5 {
+		t.Errorf("%d of 90 test rows misclassified by the exemplars", wrong)
+	}
+	var bad mat.Dense
+	if err := m2.Transform(&bad, mat.NewDense(2, 7, nil)); !errors.Is(err, dataset.ErrInvalid) {
+		t.Errorf("7 features into an 8-feature model: %v", err)
+	}
+}
+
+func TestCancelKeepsBest(t *testing.T) {
+	d := blobs(200, 8, 3, 9)
+	e := small(Adam)
+	e.Epochs = 50
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	e.OnEpoch = func(ep Epoch) {
+		if ep.Epoch == 2 {
+			cancel()
+		}
+	}
+	m, err := e.Train(ctx, d)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	if m == nil || len(m.History) != 2 || m.Y == nil {
+		t.Fatalf("cancelled fit: model %v", m)
+	}
+	best := math.Inf(1)
+	for _, h := range m.History {
+		best = min(best, h.ValidError)
+	}
+	if m.ValidError != best {
+		t.Errorf("kept validation error %v, best was %v", m.ValidError, best)
+	}
+	ctx2, cancel2 := context.WithCancel(context.Background())
+	cancel2()
+	if m, err := e.Train(ctx2, d); m != nil || !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled before the first epoch: %v, %v", m, err)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	d := blobs(60, 4, 3, 10)
+	one := blobs(60, 4, 1, 10)
+	unl := &dataset.Set{X: d.X}
+	missing := blobs(60, 4, 3, 10)
+	missing.Labels[5] = -1
+	nan := blobs(60, 4, 3, 10)
+	nan.X.Set(3, 2, math.NaN())
+	for _, c := range []struct {
+		name string
+		e    Embedder
+		d    *dataset.Set
+	}{
+		{"no labels", Embedder{}, unl},
+		{"a missing label", Embedder{}, missing},
+		{"one class", Embedder{}, one},
+		{"order < 0", Embedder{Order: -1}, d},
+		{"more exemplars than rows", Embedder{Exemplars: 21}, d},
+		{"joint without exemplars", Embedder{Joint: true}, d},
+		{"hidden for HOPE", Embedder{Hidden: 3}, d},
+		{"batch 1", Embedder{Batch: 1}, d},
+		{"NaN", Embedder{}, nan},
+		{"no data", Embedder{}, nil},
+	} {
+		if _, err := c.e.Fit(context.Background(), c.d); !errors.Is(err, dataset.ErrInvalid) {
+			t.Errorf("%s: %v, want an ErrInvalid error", c.name, err)
+		}
+	}
+}
+
+// TestNoAllocations: one mini-batch step (cost, gradient, Adam update) allocates nothing once
+// the buffers exist. The shapes are below gonum's threshold for its parallel Dgemm, which starts
+// goroutines (and so allocates) for products of 4 or more 64×64 blocks.
+func TestNoAllocations(t *testing.T) {
+	d := blobs(120, 20, 3, 11)
+	for _, e := range []Embedder{
+		{Sigmoid: true, Factors: 30, Hidden: 20, Batch: 60, Optimizer: Adam, Exemplars: 2, Joint: true},
+		{Factors: 30, Batch: 60, Optimizer: Adam},
+	} {
+		tr := testTrainer(t, e, d)
+		if e.Joint {
+			tr.kmeans()
+			tr.joint, tr.upMap, tr.upEx = true, true, true
+		}
+		tr.step()
+		if a := testing.AllocsPerRun(10, func() { tr.step() }); a != 0 {
+			t.Errorf("%s: %v allocations per step", describe(e), a)
+		}
+	}
+}
+
+func TestKNNClassify(t *testing.T) {
+	ref := mat.NewDense(6, 1, []float64{0, 1, 2, 10, 11, 12})
+	lab := []int{0, 0, 1, 1, 1, 1}
+	q := mat.NewDense(3, 1, []float64{0.4, 1.6, 11})
+	got := make([]int, 3)
+	if err := KNNClassify(context.Background(), got, ref, lab, q, 3, 2); err != nil {
+		t.Fatal(err)
+	}
+	// 0.4: neighbours 0,1,2 → votes 0,0,1; 1.6: 2,1,0 → 1,0,0; 11: 11,10,12 → 1.
+	if got[0] != 0 || got[1] != 0 || got[2] != 1 {
+		t.Errorf("3-NN classes %v, want [0 0 1]", got)
+	}
+	// 1-NN: a tie of distances goes to the smaller index (0.5 is as far from 0 as from 1).
+	if err := KNNClassify(context.Background(), got[:1], ref, []int{2, 3, 1, 1, 1, 1}, mat.NewDense(1, 1, []float64{0.5}), 1, 1); err != nil || got[0] != 2 {
+		t.Errorf("tie: %v %v", got[0], err)
+	}
+}
+
+// FuzzDecodeHOPE: the payload decoder never panics, fails only with ErrInvalid, and whatever
+// decodes re-encodes to the same bytes.
+func FuzzDecodeHOPE(f *testing.F) {
+	e := small(Adam)
+	e.Factors, e.Hidden, e.Epochs, e.Exemplars = 3, 2, 1, 1
+	m, err := e.Train(context.Background(), blobs(30, 3, 2, 12))
+	if err != nil {
+		f.Fatal(err)
+	}
+	p, _ := m.MarshalBinary()
+	f.Add(p)
+	f.Add(p[:len(p)/2])
+	f.Fuzz(func(t *testing.T, p []byte) {
+		got, err := decodeHOPE(1, p)
+		if err != nil {
+			if !errors.Is(err, dataset.ErrInvalid) {
+				t.Fatalf("error %v does not wrap ErrInvalid", err)
+			}
+			return
+		}
+		q, _ := got.(*Model).MarshalBinary()
+		if !bytes.Equal(p, q) {
+			t.Fatal("re-encoding differs")
+		}
+	})
+}
