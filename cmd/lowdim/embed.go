@@ -32,6 +32,8 @@ var methods = map[string]func(s methodSettings) lowdim.Embedder{
 	"snerv": func(s methodSettings) lowdim.Embedder {
 		return nerv.Supervised{Embedder: s.nerv(nerv.Gaussian, nil), Mixture: posterior.DiscriminativeMixture{Seed: s.seed}}
 	},
+	"hope":  func(s methodSettings) lowdim.Embedder { return s.hope.embedder(false, s.seed, s.progress, s.epochLog) },
+	"shope": func(s methodSettings) lowdim.Embedder { return s.hope.embedder(true, s.seed, s.progress, s.epochLog) },
 	"pe": func(s methodSettings) lowdim.Embedder {
 		return pe.Embedder{Dim: s.dim, EtaR: s.etaR, EtaPhi: s.etaPhi, Priors: s.priors, Normalize: s.normalize, Seed: s.seed, Progress: s.progress}
 	},
@@ -57,6 +59,9 @@ type methodSettings struct {
 	etaR, etaPhi float64
 	priors       []float64
 	normalize    bool
+	// hope, shope
+	hope     hopeFlags
+	epochLog io.Writer
 }
 
 // nerv builds a NeRV-family embedder; lambda, if not nil, overrides s.lambda.
@@ -92,7 +97,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		dim       = fs.Int("dim", 2, "output dimension: 2 or 3")
 		seed      = fs.Uint64("seed", 1, "random seed (the same seed gives the same output bytes; pca and cmds are deterministic)")
 		out       = fs.String("o", "", "write the embedding CSV to `file` (default: standard output)")
-		modelPath = fs.String("model", "", "save the fitted model to `file` (parametric methods only: pca, pe); lowdim transform embeds new rows with it")
+		modelPath = fs.String("model", "", "save the fitted model to `file` (parametric methods only: pca, pe, hope, shope); lowdim transform embeds new rows with it")
 		plotPath  = fs.String("plot", "", "draw the embedding to `file` (.png, .svg or .pdf)")
 		withQual  = fs.Bool("quality", false, "measure the embedding and print the quality table (to standard output with -o, else to standard error)")
 		neighbors = fs.Int("neighbors", 20, "effective number of neighbours k_eff of the nerv family (snerv: default 0.5·n/G), and the neighbourhood size for -quality")
@@ -103,6 +108,8 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	)
 	var pf peFlags
 	pf.register(fs)
+	var hf hopeFlags
+	hf.register(fs)
 	in.register(fs)
 	if err := parseFlags(fs, args, e); err != nil {
 		return err
@@ -137,6 +144,9 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if err := pf.check(set, *method); err != nil {
 		return err
 	}
+	if err := hf.check(set, *method); err != nil {
+		return err
+	}
 	if err := checkExt("classes-out", pf.classesOut, ".csv"); err != nil {
 		return err
 	}
@@ -156,6 +166,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		dim: *dim, seed: *seed, lambda: *lambda, neighbors: *neighbors, iterations: *iters, random: *initFlag == "random",
 		warn: func(msg string) { fmt.Fprintln(e.stderr, "lowdim: warning:", msg) },
 		etaR: pf.etaR, etaPhi: pf.etaPhi, normalize: pf.normalize,
+		hope: hf, epochLog: e.stderr,
 	}
 	if *distances != "" && *withQual {
 		return usagef("-quality needs features; measure a distance-matrix embedding with lowdim eval")
@@ -182,6 +193,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	default:
 		if d, err = in.load(e, inputPath); err == nil {
 			model, err = build(settings).Fit(ctx, d)
+			ctx, err = keepBest(ctx, *method, model, err, settings.warn)
 		}
 	}
 	if err != nil {
@@ -201,7 +213,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	var saver modelio.Model
 	if *modelPath != "" {
 		if saver, ok = model.(modelio.Model); !ok {
-			return usagef("-model: method %s is not parametric and cannot be saved or transform new rows (use -method pca or pe)", *method)
+			return usagef("-model: method %s is not parametric and cannot be saved or transform new rows (use -method pca, pe, hope or shope)", *method)
 		}
 	}
 	y := model.Embedding()
@@ -238,7 +250,11 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 			name = pf.source(displayName(d, inputPath))
 		}
 		title := fmt.Sprintf("%s of %s (n = %d)", strings.ToUpper(*method), name, d.Len())
-		if err := outs.create(*plotPath, func(w io.Writer) error { return drawScatter(w, *plotPath, title, y, d, plotClasses) }); err != nil {
+		draw := func(w io.Writer) error { return drawScatter(w, *plotPath, title, y, d, plotClasses) }
+		if hopeMethods[*method] {
+			draw = func(w io.Writer) error { return drawHOPE(w, *plotPath, title, model, d) }
+		}
+		if err := outs.create(*plotPath, draw); err != nil {
 			return err
 		}
 	}

@@ -1,0 +1,148 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"path/filepath"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim"
+	"lowdim/dataset"
+	"lowdim/hope"
+	"lowdim/viz"
+)
+
+// hopeFlags are the flags of -method hope and shope.
+type hopeFlags struct {
+	order, factors, hidden, exemplars, epochs, batch, jointEpochs int
+	optimizer                                                     string
+	joint                                                         bool
+	validation, rate                                              float64
+	maxTime                                                       time.Duration
+}
+
+// hopeMethods names the methods that take the hope flags.
+var hopeMethods = map[string]bool{"hope": true, "shope": true}
+
+func (f *hopeFlags) register(fs *flag.FlagSet) {
+	fs.IntVar(&f.order, "order", 0, fmt.Sprintf("-method hope|shope: order O of the feature interactions (C_f·x)^O (default %d for hope, %d for shope)", hope.DefaultOrderHOPE, hope.DefaultOrderSHOPE))
+	fs.IntVar(&f.factors, "factors", 0, fmt.Sprintf("-method hope|shope: number F of factor filters (default %d for hope, %d for shope)", hope.DefaultFactorsHOPE, hope.DefaultFactorsSHOPE))
+	fs.IntVar(&f.hidden, "hidden", 0, fmt.Sprintf("-method shope: number m of sigmoid units (default %d)", hope.DefaultHidden))
+	fs.IntVar(&f.exemplars, "exemplars", 0, "-method hope|shope: learn `s` exemplars per class by supervised k-means (z = s·classes); saved in the model, drawn on the plot")
+	fs.BoolVar(&f.joint, "joint", false, "-method hope|shope: learn the exemplars jointly with the map after its training (needs -exemplars)")
+	fs.IntVar(&f.jointEpochs, "joint-epochs", 0, fmt.Sprintf("-joint: epochs of joint exemplar learning (default %d)", hope.DefaultJointEpochs))
+	fs.IntVar(&f.epochs, "epochs", 0, fmt.Sprintf("-method hope|shope: passes over the training rows (default %d)", hope.DefaultEpochs))
+	fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("-method hope|shope: rows per mini-batch (default %d)", hope.DefaultBatch))
+	fs.StringVar(&f.optimizer, "optimizer", "cg", "-method hope|shope: cg (the paper's: a few conjugate-gradient iterations per mini-batch) or adam")
+	fs.Float64Var(&f.rate, "rate", 0, fmt.Sprintf("-optimizer adam: learning rate (default %g)", hope.DefaultLearningRate))
+	fs.Float64Var(&f.validation, "validation", 0, fmt.Sprintf("-method hope|shope: fraction of each class held out to keep the best epoch (default %g; negative: none, keep the last)", hope.DefaultValidation))
+	fs.DurationVar(&f.maxTime, "max-time", 0, "-method hope|shope: stop training after the first epoch past this `duration` (e.g. 15m; default no limit)")
+}
+
+var hopeOnly = []string{"order", "factors", "hidden", "exemplars", "joint", "joint-epochs", "epochs", "batch", "optimizer", "rate", "validation", "max-time"}
+
+// check validates the flags that do not need data.
+func (f *hopeFlags) check(set map[string]bool, method string) error {
+	if !hopeMethods[method] {
+		for _, name := range hopeOnly {
+			if set[name] {
+				return usagef("-%s: only -method hope and shope take it, found -method %s", name, method)
+			}
+		}
+		return nil
+	}
+	switch {
+	case set["order"] && f.order < 1:
+		return usagef("-order: expected a positive number, found %d", f.order)
+	case f.factors < 0 || set["factors"] && f.factors == 0:
+		return usagef("-factors: expected a positive number, found %d", f.factors)
+	case set["hidden"] && method != "shope":
+		return usagef("-hidden: only -method shope has sigmoid units")
+	case f.hidden < 0 || set["hidden"] && f.hidden == 0:
+		return usagef("-hidden: expected a positive number, found %d", f.hidden)
+	case f.exemplars < 0:
+		return usagef("-exemplars: expected a non-negative number, found %d", f.exemplars)
+	case f.joint && f.exemplars == 0:
+		return usagef("-joint: needs -exemplars s (exemplars per class)")
+	case set["joint-epochs"] && !f.joint:
+		return usagef("-joint-epochs: only with -joint")
+	case f.epochs < 0 || set["epochs"] && f.epochs == 0, f.jointEpochs < 0 || set["joint-epochs"] && f.jointEpochs == 0:
+		return usagef("-epochs, -joint-epochs: expected a positive number")
+	case f.batch < 0 || set["batch"] && f.batch < 2:
+		return usagef("-batch: expected at least 2 rows, found %d", f.batch)
+	case f.optimizer != "cg" && f.optimizer != "adam":
+		return usagef("-optimizer: expected cg or adam, found %q", f.optimizer)
+	case set["rate"] && f.optimizer != "adam":
+		return usagef("-rate: only -optimizer adam takes a learning rate")
+	case set["rate"] && !(f.rate > 0):
+		return usagef("-rate: expected a positive number, found %g", f.rate)
+	case f.validation >= 0.9 || f.validation != f.validation:
+		return usagef("-validation: expected a fraction below 0.9, found %g", f.validation)
+	case f.maxTime < 0:
+		return usagef("-max-time: expected a positive duration, found %v", f.maxTime)
+	}
+	return nil
+}
+
+// embedder builds the (S-)HOPE embedder; epochs are reported on w.
+func (f *hopeFlags) embedder(sigmoid bool, seed uint64, progress lowdim.Progress, w io.Writer) hope.Embedder {
+	e := hope.Embedder{
+		Sigmoid: sigmoid, Order: f.order, Factors: f.factors, Hidden: f.hidden, Epochs: f.epochs, Batch: f.batch,
+		LearningRate: f.rate, MaxTime: f.maxTime, Validation: f.validation, Exemplars: f.exemplars, Joint: f.joint,
+		JointEpochs: f.jointEpochs, Seed: seed, Progress: progress,
+	}
+	if f.optimizer == "adam" {
+		e.Optimizer = hope.Adam
+	}
+	if w != nil {
+		e.OnEpoch = func(ep hope.Epoch) {
+			best := ""
+			if ep.Best {
+				best = " (best)"
+			}
+			fmt.Fprintf(w, "lowdim: %s epoch %d: cost %.4f, validation 5-NN error %.2f%%%s, %s\n",
+				ep.Stage, ep.Epoch, ep.Cost, 100*ep.ValidError, best, ep.Elapsed.Round(time.Second))
+		}
+	}
+	return e
+}
+
+// keepBest turns an interrupted (S-)HOPE fit that returned its best model so far into a
+// success: the rest of the command runs with a context that is no longer cancelled.
+func keepBest(ctx context.Context, method string, m lowdim.Model, err error, warn func(string)) (context.Context, error) {
+	if hopeMethods[method] && m != nil && errors.Is(err, context.Canceled) {
+		warn("interrupted: keeping the best model so far")
+		return context.WithoutCancel(ctx), nil
+	}
+	return ctx, err
+}
+
+// drawHOPE draws the embedding of a (S-)HOPE model with its embedded exemplars, if any, marked.
+func drawHOPE(w io.Writer, path, title string, m lowdim.Model, d *dataset.Set) error {
+	hm, ok := m.(*hope.Model)
+	if !ok || hm.Exemplars == nil {
+		return drawScatter(w, path, title, m.Embedding(), d, nil)
+	}
+	y := m.Embedding()
+	ey := hm.ExemplarEmbedding()
+	n, dim := y.Dims()
+	z, _ := ey.Dims()
+	all := mat.NewDense(n+z, dim, nil)
+	all.Slice(0, n, 0, dim).(*mat.Dense).Copy(y)
+	all.Slice(n, n+z, 0, dim).(*mat.Dense).Copy(ey)
+	labels := append(append([]int(nil), d.Labels...), hm.ExemplarLabels...)
+	s := viz.Scatter{Title: title, HighlightName: "exemplars"}
+	for j := range z {
+		s.Highlight = append(s.Highlight, n+j)
+	}
+	p, err := s.Plot(all, labels, d.ClassNames)
+	if err != nil {
+		return err
+	}
+	return viz.Write(w, p, 0, 0, filepath.Ext(path))
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// blobFile writes n rows of h features in k separated classes (deterministic) as CSV with a
+// label column; with noLabel the column is left out.
+func blobFile(t *testing.T, dir, name string, n, h, k int, noLabel bool) string {
+	t.Helper()
+	var b strings.Builder
+	for j := range h {
+		fmt.Fprintf(&b, "f%d,", j)
+	}
+	b.WriteString("label\n")
+	for i := range n {
+		c := i % k
+		for j := range h {
+			// class c is bright in feature c (mod h), plus a small deterministic ripple
+			v := 0.1 * float64((i*7+j*3)%11) / 11
+			if j%k == c {
+				v += 1
+			}
+			fmt.Fprintf(&b, "%g,", v)
+		}
+		if noLabel {
+			b.WriteString("\n")
+		} else {
+			fmt.Fprintf(&b, "c%d\n", c)
+		}
+	}
+	s := b.String()
+	if noLabel {
+		s = strings.Replace(s, ",label\n", "\n", 1)
+		s = strings.ReplaceAll(s, ",\n", "\n")
+	}
+	p := filepath.Join(dir, name)
+	writeFile(t, p, s)
+	return p
+}
+
+// -method shope saves a model that transforms its training rows to the same bytes, reports
+// validation errors per epoch, and the same seed gives the same output.
+func TestHOPEEmbedTransform(t *testing.T) {
+	dir := t.TempDir()
+	in := blobFile(t, dir, "train.csv", 90, 6, 3, false)
+	model := filepath.Join(dir, "m.lowdim")
+	out := filepath.Join(dir, "y.csv")
+	args := []string{"embed", "-method", "shope", "-factors", "6", "-hidden", "5", "-epochs", "3", "-batch", "30",
+		"-exemplars", "2", "-model", model, "-o", out, "-plot", filepath.Join(dir, "p.png"), in}
+	_, stderr, status := runCLI(t, "", args...)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	if strings.Count(stderr, "validation 5-NN error") != 3 {
+		t.Errorf("expected 3 epoch lines on stderr, got %q", stderr)
+	}
+	y1, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header, rows := readCSV(t, string(y1))
+	if strings.Join(header, ",") != "x,y,label" || len(rows) != 90 {
+		t.Fatalf("header %v, %d rows", header, len(rows))
+	}
+	y2, stderr, status := runCLI(t, "", "transform", "-model", model, in)
+	if status != 0 {
+		t.Fatalf("transform status %d: %s", status, stderr)
+	}
+	if y2 != string(y1) {
+		t.Error("transform of the training rows differs from the embedding")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "p.png")); err != nil {
+		t.Error(err)
+	}
+	base := []string{"embed", "-method", "shope", "-factors", "6", "-hidden", "5", "-epochs", "3", "-batch", "30", "-exemplars", "2", in}
+	o1, _, s1 := runCLI(t, "", base...)
+	o2, _, s2 := runCLI(t, "", base...)
+	if s1 != 0 || s2 != 0 || o1 != o2 || o1 != string(y1) {
+		t.Error("the same seed gave different output")
+	}
+}
+
+// Bad input: the message says what is wrong, the status is 2 and no output file appears.
+func TestHOPEBadInput(t *testing.T) {
+	dir := t.TempDir()
+	good := blobFile(t, dir, "good.csv", 60, 4, 3, false)
+	noLabel := blobFile(t, dir, "nolabel.csv", 60, 4, 3, true)
+	oneClass := blobFile(t, dir, "one.csv", 30, 4, 1, false)
+	wide := blobFile(t, dir, "wide.csv", 30, 5, 3, false)
+	model := filepath.Join(dir, "m.lowdim")
+	if _, stderr, status := runCLI(t, "", "embed", "-method", "hope", "-factors", "4", "-epochs", "1", "-batch", "20", "-model", model, good); status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	out := filepath.Join(dir, "out.csv")
+	for _, c := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"labels missing", []string{"embed", "-method", "shope", "-o", out, noLabel}, "supervised"},
+		{"one class", []string{"embed", "-method", "shope", "-o", out, oneClass}, "at least 2"},
+		{"order < 1", []string{"embed", "-method", "hope", "-order", "0", "-o", out, good}, "-order"},
+		{"too many exemplars", []string{"embed", "-method", "shope", "-exemplars", "21", "-o", out, good}, "only 20 rows"},
+		{"hidden for hope", []string{"embed", "-method", "hope", "-hidden", "5", "-o", out, good}, "-hidden"},
+		{"joint without exemplars", []string{"embed", "-method", "shope", "-joint", "-o", out, good}, "-joint"},
+		{"hope flag for pca", []string{"embed", "-method", "pca", "-order", "2", "-o", out, good}, "-order"},
+		{"feature count", []string{"transform", "-model", model, "-o", out, wide}, "5 features but the model was fitted on 4"},
+	} {
+		_, stderr, status := runCLI(t, "", c.args...)
+		if status != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: status %d, stderr %q (want 2 and %q)", c.name, status, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: output file written", c.name)
+			os.Remove(out)
+		}
+	}
+}
