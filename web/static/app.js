@@ -532,9 +532,15 @@ async function idle() {
   }
 }
 
+// For the browser tests: screenOf gives a record's place in page (CSS) pixels, toDataCSS the data
+// coordinates of a page position, hitAt the record under a canvas pixel.
 window.lowdim = {
-  state: S, toScreen, toData, idle,
-  screenOf: (i) => { const [x, y] = toScreen(S.pos[2 * i], S.pos[2 * i + 1]); return [x / S.dpr, y / S.dpr]; },
+  state: S, toScreen, toData, idle, hitAt: hit,
+  screenOf: (i) => {
+    const [x, y] = toScreen(S.pos[2 * i], S.pos[2 * i + 1]), r = canvas.getBoundingClientRect();
+    return [r.left + x / S.dpr, r.top + y / S.dpr];
+  },
+  toDataCSS: (x, y) => { const r = canvas.getBoundingClientRect(); return toData((x - r.left) * S.dpr, (y - r.top) * S.dpr); },
   quality: () => (async () => { while (S.qualPending) await new Promise((r) => setTimeout(r, 20)); return S.qual; })(),
 };
 

@@ -1,0 +1,134 @@
+package web
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
+	"lowdim/linproj"
+)
+
+// The browser tests drive Debian's chromium (headless, --disable-gpu: software rendering) with
+// playwright-core from web/e2e/node_modules (npm ci --prefix web/e2e). Without them they skip,
+// unless LOWDIM_BROWSER_TESTS=require (as .ci/run sets), when they fail. Screenshots and the
+// exported files go to $LOWDIM_ARTIFACTS/<test> when it is set, else to a temporary directory
+// named in the log.
+
+// browserTools returns the node binary and the chromium path, or skips.
+func browserTools(t testing.TB) (node, chromium string) {
+	t.Helper()
+	skip := func(msg string) {
+		if os.Getenv("LOWDIM_BROWSER_TESTS") == "require" {
+			t.Fatal(msg + " (LOWDIM_BROWSER_TESTS=require)")
+		}
+		t.Skip(msg)
+	}
+	chromium = os.Getenv("LOWDIM_CHROMIUM")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	if _, err := os.Stat(chromium); err != nil {
+		skip("browser tests need Debian's chromium at " + chromium + " (apt-get install chromium)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skip("browser tests need node (apt-get install nodejs npm)")
+	}
+	if _, err := os.Stat(filepath.Join("e2e", "node_modules", "playwright-core", "package.json")); err != nil {
+		skip("browser tests need playwright-core: run npm ci --prefix web/e2e")
+	}
+	return node, chromium
+}
+
+// artifacts returns the directory for this test's screenshots and downloads.
+func artifacts(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	if root := os.Getenv("LOWDIM_ARTIFACTS"); root != "" {
+		abs, err := filepath.Abs(filepath.Join(root, t.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir = abs
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("browser artifacts in %s", dir)
+	return dir
+}
+
+// runNode runs an e2e script against url and returns the JSON after its "RESULT " line.
+func runNode(t testing.TB, node, chromium, script, url, out string, timeout time.Duration) []byte {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, script)
+	cmd.Dir = "e2e"
+	cmd.Env = append(os.Environ(), "LOWDIM_URL="+url, "LOWDIM_ARTIFACTS="+out, "LOWDIM_CHROMIUM="+chromium)
+	var buf bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &buf, &buf
+	err := cmd.Run()
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+		t.Fatalf("node %s did not finish in %v:\n%s", script, timeout, buf.String())
+	}
+	if err != nil {
+		t.Fatalf("node %s: %v\n%s", script, err, buf.String())
+	}
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() {
+		if res, ok := strings.CutPrefix(sc.Text(), "RESULT "); ok {
+			return []byte(res)
+		}
+	}
+	t.Fatalf("node %s printed no RESULT line:\n%s", script, buf.String())
+	return nil
+}
+
+// In a real browser: pin a point, drag it, and check that the page, the API, the export and
+// linproj itself agree (the script checks the page against the API; this test checks the
+// exported embedding against a projection computed here from the same control point).
+func TestBrowserDrag(t *testing.T) {
+	node, chromium := browserTools(t)
+	d := dataset.Digits()
+	h := newHandler(t, Config{Data: d})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	res := runNode(t, node, chromium, "drag.mjs", srv.URL+"/", out, 3*time.Minute)
+	var r struct {
+		Record int
+		Pos    []float64
+		N      int
+	}
+	if err := json.Unmarshal(res, &r); err != nil || len(r.Pos) != 2 || r.N != d.Len() {
+		t.Fatalf("result %s: %v", res, err)
+	}
+	emb, err := dataset.Load(filepath.Join(out, "embedding.csv"), dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := reference(t, d.X, linproj.MLE, []int{r.Record}, [][]float64{r.Pos})
+	if !mat.EqualApprox(emb.X, want, 1e-9) {
+		t.Errorf("the exported embedding is not linproj's MLE with record %d at %v", r.Record, r.Pos)
+	}
+	prior := reference(t, d.X, linproj.MLE, nil, nil)
+	if mat.EqualApprox(emb.X, prior, 1e-6) {
+		t.Error("the drag left the projection at its prior")
+	}
+	if _, err := os.Stat(filepath.Join(out, "serve-drag.png")); err != nil {
+		t.Error("no screenshot:", err)
+	}
+}
