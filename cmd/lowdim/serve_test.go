@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"io"
+	"math"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startServe runs lowdim serve with args on a free loopback port and returns its base URL, a
+// function that stops it like Ctrl-C and returns its standard error and run's error.
+func startServe(t *testing.T, args ...string) (url string, stop func() (string, error)) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		err := run(ctx, append([]string{"serve", "-addr", "127.0.0.1:0"}, args...), strings.NewReader(""), io.Discard, pw)
+		pw.Close()
+		done <- err
+	}()
+	lines := make(chan string, 100)
+	go func() {
+		sc := bufio.NewScanner(pr)
+		for sc.Scan() {
+			lines <- sc.Text()
+		}
+		close(lines)
+	}()
+	var log strings.Builder
+	deadline := time.After(60 * time.Second)
+	for url == "" {
+		select {
+		case l, ok := <-lines:
+			if !ok {
+				cancel()
+				t.Fatalf("serve ended before serving: %v\n%s", <-done, log.String())
+			}
+			log.WriteString(l + "\n")
+			if _, after, ok := strings.Cut(l, " on http://"); ok {
+				url = "http://" + strings.Fields(after)[0]
+			}
+		case <-deadline:
+			cancel()
+			t.Fatalf("serve printed no address in 60 s:\n%s", log.String())
+		}
+	}
+	return url, func() (string, error) {
+		cancel()
+		select {
+		case err := <-done:
+			for l := range lines {
+				log.WriteString(l + "\n")
+			}
+			return log.String(), err
+		case <-time.After(20 * time.Second):
+			t.Fatal("serve did not stop 20 s after Ctrl-C")
+			return "", nil
+		}
+	}
+}
+
+func getJSON(t *testing.T, method, url string, v any) int {
+	t.Helper()
+	req, _ := http.NewRequest(method, url, nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if v != nil {
+		if err := json.NewDecoder(resp.Body).Decode(v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return resp.StatusCode
+}
+
+// lowdim serve answers on loopback and stops gracefully on Ctrl-C: exit status 0, and the port
+// is closed afterwards.
+func TestServeStartsAndStops(t *testing.T) {
+	url, stop := startServe(t)
+	if !strings.HasPrefix(url, "http://127.0.0.1:") {
+		t.Errorf("serving on %s, want loopback", url)
+	}
+	var d struct {
+		N        int  `json:"n"`
+		ReadOnly bool `json:"read_only"`
+	}
+	if code := getJSON(t, "GET", url+"/api/data", &d); code != 200 || d.N != 1797 || d.ReadOnly {
+		t.Errorf("GET /api/data: %d %+v, want the 1797 built-in digits, interactive", code, d)
+	}
+	var s struct{ ID string }
+	if code := getJSON(t, "POST", url+"/api/sessions", &s); code != http.StatusCreated || s.ID == "" {
+		t.Errorf("POST /api/sessions: %d %+v", code, s)
+	}
+	log, err := stop()
+	if exitStatus(err, io.Discard) != 0 || !strings.Contains(log, "lowdim: stopped") {
+		t.Errorf("after Ctrl-C: %v, exit %d, stderr:\n%s", err, exitStatus(err, io.Discard), log)
+	}
+	if _, err := http.Get(url + "/api/data"); err == nil {
+		t.Error("the server still answers after Ctrl-C")
+	}
+}
+
+// -embedding shows another method's embedding read-only, exactly as written.
+func TestServeEmbedding(t *testing.T) {
+	emb := filepath.Join(t.TempDir(), "digits.csv")
+	if _, stderr, status := runCLI(t, "", "embed", "-o", emb); status != 0 {
+		t.Fatalf("embed: %s", stderr)
+	}
+	url, stop := startServe(t, "-embedding", emb)
+	defer stop()
+	var s struct {
+		ID       string
+		ReadOnly bool `json:"read_only"`
+	}
+	getJSON(t, "POST", url+"/api/sessions", &s)
+	if !s.ReadOnly {
+		t.Error("a session on -embedding is not read-only")
+	}
+	resp, err := http.Get(url + "/api/sessions/" + s.ID + "/positions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	stdout, _, _ := runCLI(t, "", "embed")
+	_, rows := readCSV(t, stdout)
+	if len(b) != 8*len(rows) {
+		t.Fatalf("%d bytes of positions for %d rows", len(b), len(rows))
+	}
+	for i, r := range rows {
+		for c := 0; c < 2; c++ {
+			got := float64(math.Float32frombits(binary.LittleEndian.Uint32(b[4*(2*i+c):])))
+			var want float64
+			json.Unmarshal([]byte(r[c]), &want)
+			if math.Abs(got-want) > 1e-6*math.Max(1, math.Abs(want)) {
+				t.Fatalf("row %d column %d: %g, the file says %g", i, c, got, want)
+			}
+		}
+	}
+}
+
+func TestServeUsageErrors(t *testing.T) {
+	dir := t.TempDir()
+	emb3 := filepath.Join(dir, "emb3.csv")
+	if _, stderr, status := runCLI(t, "", "embed", "-dim", "3", "-o", emb3); status != 0 {
+		t.Fatal(stderr)
+	}
+	short := filepath.Join(dir, "short.csv")
+	writeFile(t, short, "x,y\n1,2\n3,4\n")
+	for _, c := range []struct {
+		args []string
+		says string
+	}{
+		{[]string{"serve", "-method", "pca"}, "-method: expected one of lsp, mle"},
+		{[]string{"serve", "-normalize", "unit"}, "-normalize: expected one of"},
+		{[]string{"serve", "-covariance", "full"}, "-covariance: expected one of"},
+		{[]string{"serve", "-addr", "7878"}, "-addr: expected host:port"},
+		{[]string{"serve", "-sample", "0"}, "expected positive values"},
+		{[]string{"serve", "a.csv", "b.csv"}, "at most one INPUT"},
+		{[]string{"serve", "-embedding", emb3}, "has 3 coordinate columns; the page shows 2"},
+		{[]string{"serve", "-embedding", short}, "has 2 rows but the data set has 1797"},
+		{[]string{"serve", filepath.Join(dir, "missing.csv")}, "missing.csv"},
+	} {
+		_, stderr, status := runCLI(t, "", c.args...)
+		if status != 2 || !strings.Contains(stderr, c.says) {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, status, stderr, c.says)
+		}
+	}
+}
