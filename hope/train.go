@@ -93,6 +93,12 @@ type Embedder struct {
 	JointEpochs int
 	Alternate   int
 
+	// Start, if not nil, is a fitted model to continue from: its shape, input normalisation and
+	// parameters replace the drawn ones (Order, Factors, Hidden, Dim and Sigmoid must be 0 or
+	// agree), and its exemplars, when it has Exemplars per class, replace the k-means start of
+	// the joint stage. With a Start, Epochs < 0 skips the map's own training.
+	Start *Model
+
 	Seed     uint64
 	Workers  int // goroutines of the pairwise passes; 0 means runtime.NumCPU()
 	Progress lowdim.Progress
@@ -118,6 +124,21 @@ type config struct {
 
 func (e Embedder) config(in, classes int) (config, error) {
 	c := config{Embedder: e}
+	if st := c.Start; st != nil {
+		if st.sh.in != in {
+			return c, dataset.Invalidf("hope: the start model has %d features, the data %d", st.sh.in, in)
+		}
+		if c.Sigmoid != st.Sigmoid || c.Order != 0 && c.Order != st.sh.order || c.Factors != 0 && c.Factors != st.sh.f ||
+			c.Hidden != 0 && c.Hidden != st.sh.m || c.Dim != 0 && c.Dim != st.sh.dim {
+			return c, dataset.Invalidf("hope: the settings disagree with the start model's shape")
+		}
+		c.Order, c.Factors, c.Hidden, c.Dim = st.sh.order, st.sh.f, st.sh.m, st.sh.dim
+		if c.Epochs < 0 {
+			c.Epochs = -1
+		}
+	} else if c.Epochs < 0 {
+		return c, dataset.Invalidf("hope: epochs %d: only a start model may skip the map's training", c.Epochs)
+	}
 	if c.Order < 0 || c.Order > maxOrder {
 		return c, dataset.Invalidf("hope: order %d: expected 1..%d", c.Order, maxOrder)
 	}
@@ -161,7 +182,7 @@ func (e Embedder) config(in, classes int) (config, error) {
 	for _, s := range []struct {
 		name string
 		v    int
-	}{{"factors", c.Factors}, {"hidden", c.Hidden}, {"dim", c.Dim}, {"epochs", c.Epochs}, {"batch", c.Batch},
+	}{{"factors", c.Factors}, {"hidden", c.Hidden}, {"dim", c.Dim}, {"epochs", max(c.Epochs, 0)}, {"batch", c.Batch},
 		{"CG iterations", c.CGIterations}, {"joint epochs", c.JointEpochs}, {"exemplars", c.Exemplars}, {"workers", c.Workers}} {
 		if s.v < 0 || s.v > maxWidth {
 			return c, dataset.Invalidf("hope: %s %d: expected 0..%d", s.name, s.v, maxWidth)
@@ -344,7 +365,26 @@ func newTrainer(c config, d *dataset.Set, classes int) *trainer {
 		t.validLab[a] = d.Labels[i]
 	}
 	t.bestErr = math.Inf(1)
-	t.init()
+	if st := c.Start; st != nil {
+		copy(t.theta, st.theta)
+		copy(t.mean, st.Mean)
+		t.scale = st.Scale
+		if st.Exemplars != nil && len(st.ExemplarLabels) == c.Exemplars*classes {
+			cols := c.sh.cols()
+			t.ex = make([]float64, len(st.ExemplarLabels)*cols)
+			for j := range st.ExemplarLabels {
+				row := st.Exemplars.RawRowView(j)
+				for k, v := range row {
+					t.ex[j*cols+k] = (v - t.mean[k]) / t.scale
+				}
+				t.ex[j*cols+c.sh.in] = 1
+			}
+			t.exLab = append([]int(nil), st.ExemplarLabels...)
+			t.exBest = append([]float64(nil), t.ex...)
+		}
+	} else {
+		t.init()
+	}
 	return t
 }
 
@@ -463,7 +503,9 @@ func (t *trainer) run(ctx context.Context) (*Model, error) {
 		return nil, err
 	}
 	if err == nil && t.Exemplars > 0 {
-		t.kmeans()
+		if t.ex == nil {
+			t.kmeans()
+		}
 		if t.Joint {
 			err = t.jointStage(ctx)
 		}

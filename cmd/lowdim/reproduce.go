@@ -11,7 +11,7 @@ import (
 )
 
 func runReproduce(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("reproduce", "nerv|pe [flags]",
+	fs := newFlagSet("reproduce", "nerv|pe|hope [flags]",
 		"Reruns a paper's experiments and writes them up as a markdown report with PNG figures.\n"+
 			"Papers:\n"+
 			"  nerv (Venna et al., JMLR 2010): the unsupervised 5-NN errors of Table 2 on Letter,\n"+
@@ -24,6 +24,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    semi-supervised MNIST 0–4 digits with 10 and 100 labels per class, an LDA topic map\n"+
 			"    of BBC words, and PE's fit time for n = 1e3 … 1e6. Writes pe.md. About 10–15 minutes\n"+
 			"    on 2 cores; -quick well under a minute.\n"+
+			hopeReproduceHelp+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
 			"after the paper's name. -n, -folds and -scurve belong to nerv only. Progress goes to\n"+
 			"standard error.", e)
@@ -37,6 +38,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		folds   = fs.Int("folds", 0, "nerv only: cross-validation folds (default 10; 3 with -quick)")
 		workers = fs.Int("workers", 0, "goroutines per fit (default: the number of CPUs)")
 	)
+	hr := registerHOPEReproduce(fs)
 	if err := parseFlags(fs, args, e); err != nil {
 		return err
 	}
@@ -51,8 +53,11 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			return usagef("expected one paper name, nerv or pe; found %q and then %q", paper, strings.Join(fs.Args(), " "))
 		}
 	}
-	if paper != "nerv" && paper != "pe" {
-		return usagef("expected one paper name, nerv or pe; found %q", paper)
+	if paper != "nerv" && paper != "pe" && paper != "hope" {
+		return usagef("expected one paper name, nerv, pe or hope; found %q", paper)
+	}
+	if err := hr.check(fs, paper); err != nil {
+		return err
 	}
 	if *n < 0 || *folds < 0 || *workers < 0 {
 		return usagef("-n, -folds and -workers: expected non-negative numbers")
@@ -62,6 +67,9 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		dir = "reproduce-" + paper
 	}
 	command := "lowdim reproduce " + strings.Join(args, " ")
+	if paper == "hope" {
+		return hr.run(ctx, e, dir, command, *seed, *quick, *data, *workers)
+	}
 	if paper == "pe" {
 		var nervOnly []string
 		fs.Visit(func(f *flag.Flag) {

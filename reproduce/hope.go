@@ -1,0 +1,340 @@
+package reproduce
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
+	"lowdim/hope"
+)
+
+// HOPEConfig holds the settings of the HOPE reproduction (Min, Guo and Song: Tables 1–4). The
+// zero value of each field means the documented default; Quick shrinks everything to a smoke
+// test of a few seconds.
+type HOPEConfig struct {
+	// DataDir holds the staged data sets (usps/, mnist/); "" means ../shared/data next to the
+	// module root.
+	DataDir string
+	// Seed seeds the validation split, the initial parameters, the mini-batches and k-means.
+	Seed uint64
+	// Quick: 800 training and 400 test rows of each set, F = m = 40, a few seconds per fit.
+	Quick bool
+	// Sets lists the data sets, "USPS" and/or "MNIST"; nil means both.
+	Sets []string
+	// Budget scales the training-time budgets: USPS HOPE 5, S-HOPE 15, joint exemplars 5
+	// minutes; MNIST 15, 60 and 15 minutes (each fit stops after the first epoch past its
+	// budget). 0 means 1.
+	Budget float64
+	// Optimizer of every fit (hope.CG, the paper's, by default).
+	Optimizer hope.Optimizer
+	// Workers bounds the goroutines of the pairwise passes and k-NN; 0 means runtime.NumCPU().
+	Workers int
+	// Log receives one line per epoch and per finished fit; nil means silent.
+	Log io.Writer
+
+	logMu *sync.Mutex
+	start time.Time
+}
+
+func (c *HOPEConfig) defaults() {
+	if c.Sets == nil {
+		c.Sets = []string{"USPS", "MNIST"}
+	}
+	if c.Budget == 0 {
+		c.Budget = 1
+	}
+	if c.Workers == 0 {
+		c.Workers = runtime.NumCPU()
+	}
+	if c.logMu == nil {
+		c.logMu = new(sync.Mutex)
+	}
+	if c.start.IsZero() {
+		c.start = time.Now()
+	}
+}
+
+func (c *HOPEConfig) logf(format string, args ...any) {
+	if c.Log == nil {
+		return
+	}
+	c.logMu.Lock()
+	defer c.logMu.Unlock()
+	fmt.Fprintf(c.Log, "[%7.1fs] %s\n", time.Since(c.start).Seconds(), fmt.Sprintf(format, args...))
+}
+
+// HOPEPaper holds the paper's 5-NN test errors (%) of Tables 1–4, by set and method.
+var HOPEPaper = map[string]map[string]float64{
+	"MNIST": {"HOPE": 5.96, "S-HOPE": 3.20, "k-means + S-HOPE": 3.14, "S-HOPE + joint exemplars": 3.14},
+	"USPS":  {"HOPE": 6.90, "S-HOPE": 3.03, "k-means + S-HOPE": 2.97, "S-HOPE + joint exemplars": 3.60},
+}
+
+// HOPEMethods are the rows of every table, in order.
+var HOPEMethods = []string{"HOPE", "S-HOPE", "k-means + S-HOPE", "S-HOPE + joint exemplars"}
+
+// HOPEResult is one method on one data set.
+type HOPEResult struct {
+	Method     string
+	Settings   string  // the map's hyper-parameters
+	Reference  string  // what the test rows' 5-NN vote among
+	TestError  float64 // fraction
+	ValidError float64 // of the kept epoch, on the 10 % validation split
+	Seconds    float64 // training time (the k-means row: k-means only)
+	Epochs     int
+	History    []hope.Epoch
+	Y          *mat.Dense // test embedding
+	Exemplars  *mat.Dense // embedded exemplars (nil for maps without)
+	ExLabels   []int
+}
+
+// HOPESet is the whole experiment on one data set.
+type HOPESet struct {
+	Data               string
+	NTrain, NTest, H   int
+	ClassNames         []string
+	TestLabels         []int
+	Results            []*HOPEResult
+	FullKNNSeconds     float64 // 5-NN of the embedded test rows against all embedded training rows
+	ExemplarKNNSeconds float64 // the same against the 20 embedded exemplars
+	InputKNNError      float64 // 5-NN in the input space against the training rows (NaN if skipped)
+	InputKNNSeconds    float64
+}
+
+// HOPEReport is the HOPE reproduction.
+type HOPEReport struct {
+	Config  HOPEConfig
+	Command string
+	Machine Machine
+	Started time.Time
+	Sets    []*HOPESet
+	Seconds float64
+}
+
+// HOPEReportFile is the name of the markdown report.
+const HOPEReportFile = "hope.md"
+
+// LoadUSPS reads the ESL USPS digits (7,291 training, 2,007 test rows × 256) from dataDir/usps.
+func LoadUSPS(dataDir string) (train, test *dataset.Set, err error) {
+	opt := dataset.Options{Label: "first"}
+	if train, err = load(filepath.Join(dataDir, "usps", "zip.train.gz"), opt); err != nil {
+		return nil, nil, err
+	}
+	if test, err = load(filepath.Join(dataDir, "usps", "zip.test.gz"), opt); err != nil {
+		return nil, nil, err
+	}
+	train.Name, test.Name = "USPS", "USPS"
+	return train, test, alignClasses(train, test)
+}
+
+// LoadMNIST reads MNIST (60,000 training, 10,000 test rows × 784) from dataDir/mnist.
+func LoadMNIST(dataDir string) (train, test *dataset.Set, err error) {
+	if train, err = load(filepath.Join(dataDir, "mnist", "train-images-idx3-ubyte.gz"), dataset.Options{}); err != nil {
+		return nil, nil, err
+	}
+	if test, err = load(filepath.Join(dataDir, "mnist", "t10k-images-idx3-ubyte.gz"), dataset.Options{}); err != nil {
+		return nil, nil, err
+	}
+	train.Name, test.Name = "MNIST", "MNIST"
+	return train, test, alignClasses(train, test)
+}
+
+// alignClasses renumbers the test labels to the training set's class indices (by name).
+func alignClasses(train, test *dataset.Set) error {
+	idx := map[string]int{}
+	for i, n := range train.ClassNames {
+		idx[n] = i
+	}
+	for r, l := range test.Labels {
+		if l < 0 {
+			continue
+		}
+		i, ok := idx[test.ClassNames[l]]
+		if !ok {
+			return dataset.Invalidf("reproduce: test class %q is not in the training set", test.ClassNames[l])
+		}
+		test.Labels[r] = i
+	}
+	test.ClassNames = train.ClassNames
+	return nil
+}
+
+// hopeSettings are the maps' hyper-parameters for one set: the paper's F, m and O, batch and CG
+// iterations chosen on the validation split of the training data.
+func (c *HOPEConfig) embedders(set string) (lin, sig hope.Embedder, budgets [3]time.Duration) {
+	lin = hope.Embedder{Order: 3, Batch: 250, Epochs: 1000, Seed: c.Seed, Workers: c.Workers, Optimizer: c.Optimizer}
+	sig = hope.Embedder{Sigmoid: true, Order: 2, Hidden: 400, Batch: 250, Epochs: 1000, Seed: c.Seed, Workers: c.Workers, Optimizer: c.Optimizer}
+	minutes := func(m float64) time.Duration { return time.Duration(m * c.Budget * float64(time.Minute)) }
+	switch set {
+	case "USPS":
+		lin.Factors, sig.Factors = 600, 1200
+		budgets = [3]time.Duration{minutes(5), minutes(15), minutes(5)}
+	default:
+		lin.Factors, sig.Factors = 300, 400
+		budgets = [3]time.Duration{minutes(15), minutes(60), minutes(15)}
+	}
+	if c.Quick {
+		lin.Factors, sig.Factors, sig.Hidden = 40, 40, 40
+		lin.Batch, sig.Batch = 200, 200
+		lin.Epochs, sig.Epochs = 3, 3
+		budgets = [3]time.Duration{}
+	}
+	return lin, sig, budgets
+}
+
+// RunHOPE runs the HOPE reproduction on every set of c.Sets in turn.
+func RunHOPE(ctx context.Context, c HOPEConfig, command string) (*HOPEReport, error) {
+	c.defaults()
+	dataDir, err := dataDirOr(c.DataDir)
+	if err != nil {
+		return nil, err
+	}
+	r := &HOPEReport{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now()}
+	for _, name := range c.Sets {
+		var train, test *dataset.Set
+		switch strings.ToUpper(name) {
+		case "USPS":
+			train, test, err = LoadUSPS(dataDir)
+		case "MNIST":
+			train, test, err = LoadMNIST(dataDir)
+		default:
+			return nil, dataset.Invalidf("reproduce: unknown HOPE data set %q (USPS or MNIST)", name)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if c.Quick {
+			train = RandomSubset(train, min(800, train.Len()), c.Seed)
+			test = RandomSubset(test, min(400, test.Len()), c.Seed+1)
+		}
+		s, err := RunHOPESet(ctx, c, train, test)
+		if err != nil {
+			return nil, err
+		}
+		r.Sets = append(r.Sets, s)
+	}
+	r.Seconds = time.Since(r.Started).Seconds()
+	return r, nil
+}
+
+// RunHOPESet fits HOPE, S-HOPE (with 2 k-means exemplars per class) and S-HOPE with jointly
+// learnt exemplars on train and measures the 5-NN test errors.
+func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*HOPESet, error) {
+	c.defaults()
+	set := strings.ToUpper(train.Name)
+	s := &HOPESet{Data: train.Name, NTrain: train.Len(), NTest: test.Len(), H: train.Dim(), ClassNames: train.ClassNames, TestLabels: test.Labels, InputKNNError: math.NaN()}
+	lin, sig, budgets := c.embedders(set)
+	logEpochs := func(what string) func(hope.Epoch) {
+		return func(ep hope.Epoch) {
+			c.logf("%s %s: %s epoch %d: cost %.4f, validation 5-NN error %.2f%% (%s)", train.Name, what, ep.Stage, ep.Epoch, ep.Cost, 100*ep.ValidError, ep.Elapsed.Round(time.Second))
+		}
+	}
+	fit := func(e hope.Embedder, what string) (*hope.Model, float64, error) {
+		e.OnEpoch = logEpochs(what)
+		t0 := time.Now()
+		m, err := e.Train(ctx, train)
+		if err != nil {
+			return nil, 0, fmt.Errorf("reproduce: %s on %s: %w", what, train.Name, err)
+		}
+		return m, time.Since(t0).Seconds(), nil
+	}
+	testErr := func(m *hope.Model, ref *mat.Dense, refLab []int) (float64, *mat.Dense, float64, error) {
+		var y mat.Dense
+		if err := m.TransformContext(ctx, &y, test.X); err != nil {
+			return 0, nil, 0, err
+		}
+		t0 := time.Now()
+		e, err := hope.KNNError(ctx, ref, refLab, &y, test.Labels, 5, c.Workers)
+		return e, &y, time.Since(t0).Seconds(), err
+	}
+	describe := func(e hope.Embedder, m *hope.Model) string {
+		st := fmt.Sprintf("O = %d, F = %d", m.Order, m.Factors())
+		if m.Sigmoid {
+			st += fmt.Sprintf(", m = %d", m.Hidden())
+		}
+		return st + fmt.Sprintf(", batch %d, %s", e.Batch, e.Optimizer)
+	}
+
+	// HOPE.
+	lin.MaxTime = budgets[0]
+	m, secs, err := fit(lin, "HOPE")
+	if err != nil {
+		return nil, err
+	}
+	te, y, _, err := testErr(m, m.Y, train.Labels)
+	if err != nil {
+		return nil, err
+	}
+	s.Results = append(s.Results, &HOPEResult{Method: "HOPE", Settings: describe(lin, m), Reference: "all training rows", TestError: te,
+		ValidError: m.ValidError, Seconds: secs, Epochs: len(m.History), History: m.History, Y: y})
+	c.logf("%s HOPE: test 5-NN error %.2f%% after %s", train.Name, 100*te, secs2(secs))
+
+	// S-HOPE, then its k-means exemplars.
+	sig.MaxTime = budgets[1]
+	sig.Exemplars = 2
+	sm, secs, err := fit(sig, "S-HOPE")
+	if err != nil {
+		return nil, err
+	}
+	te, y, full, err := testErr(sm, sm.Y, train.Labels)
+	if err != nil {
+		return nil, err
+	}
+	s.FullKNNSeconds = full
+	s.Results = append(s.Results, &HOPEResult{Method: "S-HOPE", Settings: describe(sig, sm), Reference: "all training rows", TestError: te,
+		ValidError: sm.ValidError, Seconds: secs, Epochs: len(sm.History), History: sm.History, Y: y})
+	c.logf("%s S-HOPE: test 5-NN error %.2f%% after %s", train.Name, 100*te, secs2(secs))
+	ey := sm.ExemplarEmbedding()
+	te, y, exs, err := testErr(sm, ey, sm.ExemplarLabels)
+	if err != nil {
+		return nil, err
+	}
+	s.ExemplarKNNSeconds = exs
+	s.Results = append(s.Results, &HOPEResult{Method: "k-means + S-HOPE", Settings: "2 k-means centres per class, input space", Reference: "20 exemplars",
+		TestError: te, ValidError: math.NaN(), Seconds: 0, Y: y, Exemplars: ey, ExLabels: sm.ExemplarLabels})
+	c.logf("%s k-means + S-HOPE: test 5-NN error %.2f%%", train.Name, 100*te)
+
+	// Joint exemplars, continuing from the S-HOPE map and its k-means exemplars.
+	je := sig
+	je.Start, je.Epochs, je.Joint, je.MaxTime = sm, -1, true, budgets[2]
+	je.Factors, je.Hidden, je.Order = 0, 0, 0
+	if c.Quick {
+		je.JointEpochs = 3
+	} else {
+		je.JointEpochs = 1000
+	}
+	jm, jsecs, err := fit(je, "S-HOPE joint")
+	if err != nil {
+		return nil, err
+	}
+	jey := jm.ExemplarEmbedding()
+	te, y, _, err = testErr(jm, jey, jm.ExemplarLabels)
+	if err != nil {
+		return nil, err
+	}
+	s.Results = append(s.Results, &HOPEResult{Method: "S-HOPE + joint exemplars", Settings: fmt.Sprintf("from S-HOPE; %d alternating, then joint epochs", hope.DefaultAlternate),
+		Reference: "20 exemplars", TestError: te, ValidError: jm.ValidError, Seconds: secs + jsecs, Epochs: len(jm.History), History: jm.History,
+		Y: y, Exemplars: jey, ExLabels: jm.ExemplarLabels})
+	c.logf("%s S-HOPE + joint exemplars: test 5-NN error %.2f%% after %s more", train.Name, 100*te, secs2(jsecs))
+
+	// 5-NN in the input space (USPS only: MNIST's 6e5 distance pairs × 784 are too slow here).
+	if set == "USPS" || c.Quick {
+		t0 := time.Now()
+		e, err := hope.KNNError(ctx, train.X, train.Labels, test.X, test.Labels, 5, c.Workers)
+		if err != nil {
+			return nil, err
+		}
+		s.InputKNNError, s.InputKNNSeconds = e, time.Since(t0).Seconds()
+	}
+	return s, nil
+}
+
+func secs2(s float64) string { return secs(s) }
