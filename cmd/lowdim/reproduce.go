@@ -11,7 +11,7 @@ import (
 )
 
 func runReproduce(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("reproduce", "nerv|pe|hope [flags]",
+	fs := newFlagSet("reproduce", "nerv|pe|hope|mle [flags]",
 		"Reruns a paper's experiments and writes them up as a markdown report with PNG figures.\n"+
 			"Papers:\n"+
 			"  nerv (Venna et al., JMLR 2010): the unsupervised 5-NN errors of Table 2 on Letter,\n"+
@@ -25,13 +25,18 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    of BBC words, and PE's fit time for n = 1e3 … 1e6. Writes pe.md. About 10–15 minutes\n"+
 			"    on 2 cores; -quick well under a minute.\n"+
 			hopeReproduceHelp+
+			"  mle (Paurat's interactive embedding thesis, §3.3.4): Most Likely Embedding updates per second\n"+
+			"    for moves and selection changes with 5 control points on 27 of its 30 data sets, next to\n"+
+			"    its Table 3.3, the time to re-embed 100,000 points after a move (-workers goroutines), and\n"+
+			"    the RMSE to PCA components 3–4 as 1–20 control points are placed (Figure 3.20). Writes\n"+
+			"    mle.md. About a minute; -quick some seconds.\n"+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
 			"after the paper's name. -n, -folds and -scurve belong to nerv only. Progress goes to\n"+
 			"standard error.", e)
 	var (
-		out     = fs.String("o", "", "output `DIR` (default reproduce-nerv or reproduce-pe, after the paper)")
+		out     = fs.String("o", "", "output `DIR` (default reproduce-PAPER: reproduce-nerv, reproduce-pe, …)")
 		seed    = fs.Uint64("seed", 1, "seed of the subsets, folds, mixtures, starts and embeddings")
-		quick   = fs.Bool("quick", false, "a small smoke-test run (nerv: 300 rows, 3 folds, λ ∈ {0, 0.5, 1}; pe: small subsets, few starts, n ≤ 1e5)")
+		quick   = fs.Bool("quick", false, "a small smoke-test run (nerv: 300 rows, 3 folds, λ ∈ {0, 0.5, 1}; pe: small subsets, few starts, n ≤ 1e5; mle: 3 runs of ≥ 5 ms, 20,000 re-embedded rows)")
 		data    = fs.String("data", "", "`DIR` holding the staged data sets (default: ../shared/data next to the module root)")
 		scurve  = fs.String("scurve", "", "nerv only: the S-curve `FILE` (SOM_PAK; default: nerv/testdata/scurve1000.dat in the module)")
 		n       = fs.Int("n", 0, "nerv only: rows per random subset (default 1500; 300 with -quick)")
@@ -53,8 +58,8 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			return usagef("expected one paper name, nerv or pe; found %q and then %q", paper, strings.Join(fs.Args(), " "))
 		}
 	}
-	if paper != "nerv" && paper != "pe" && paper != "hope" {
-		return usagef("expected one paper name, nerv, pe or hope; found %q", paper)
+	if paper != "nerv" && paper != "pe" && paper != "hope" && paper != "mle" {
+		return usagef("expected one paper name, nerv, pe, hope or mle; found %q", paper)
 	}
 	if err := hr.check(fs, paper); err != nil {
 		return err
@@ -70,7 +75,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 	if paper == "hope" {
 		return hr.run(ctx, e, dir, command, *seed, *quick, *data, *workers)
 	}
-	if paper == "pe" {
+	if paper == "pe" || paper == "mle" {
 		var nervOnly []string
 		fs.Visit(func(f *flag.Flag) {
 			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" {
@@ -80,6 +85,20 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		if len(nervOnly) > 0 {
 			return usagef("%s: only for reproduce nerv", strings.Join(nervOnly, ", "))
 		}
+	}
+	if paper == "mle" {
+		cfg := reproduce.MLEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
+		r, err := reproduce.RunMLE(ctx, cfg, command)
+		if err != nil {
+			return err
+		}
+		if err := r.WriteDir(dir); err != nil {
+			return err
+		}
+		fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.MLEReportFile))
+		return nil
+	}
+	if paper == "pe" {
 		cfg := reproduce.PEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
 		r, err := reproduce.RunPE(ctx, cfg, command)
 		if err != nil {
