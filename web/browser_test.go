@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -130,5 +131,44 @@ func TestBrowserDrag(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(out, "serve-drag.png")); err != nil {
 		t.Error("no screenshot:", err)
+	}
+}
+
+// BenchmarkBrowserDrag measures, in headless chromium with software rendering (--disable-gpu),
+// the frames per second (requestAnimationFrame callbacks), redraws and projection updates per
+// second while a point is dragged in circles for 5 s; one iteration is one such drag. The data
+// are seeded synthetic blobs (50 features, 10 classes), generated here.
+//
+//	go test -run X -bench BrowserDrag -benchtime 1x -count 5 ./web
+func BenchmarkBrowserDrag(b *testing.B) {
+	node, chromium := browserTools(b)
+	for _, n := range []int{1797, 100000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			h := newHandler(b, Config{Data: synthetic(n, 50, 10, 1)})
+			srv := httptest.NewServer(h)
+			defer srv.Close()
+			out := artifacts(b)
+			var fps, draws, updates float64
+			for i := 0; i < b.N; i++ {
+				var r struct {
+					FPS     float64 `json:"fps"`
+					Draws   float64 `json:"draws_per_s"`
+					Updates float64 `json:"updates_per_s"`
+					Moves   float64 `json:"pointer_moves_per_s"`
+					Load    float64 `json:"load"`
+				}
+				res := runNode(b, node, chromium, "fps.mjs", srv.URL+"/", out, 5*time.Minute)
+				if err := json.Unmarshal(res, &r); err != nil {
+					b.Fatal(err)
+				}
+				b.Logf("n=%d: %s", n, res)
+				fps += r.FPS
+				draws += r.Draws
+				updates += r.Updates
+			}
+			b.ReportMetric(fps/float64(b.N), "frames/s")
+			b.ReportMetric(draws/float64(b.N), "draws/s")
+			b.ReportMetric(updates/float64(b.N), "updates/s")
+		})
 	}
 }

@@ -4,12 +4,14 @@ import (
 	"context"
 	"crypto/rand"
 	"embed"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math"
 	"net/http"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -328,13 +330,16 @@ func (h *Handler) end(id string) bool {
 	return true
 }
 
-// appendFloat32s appends the rows of y (n×2) as little-endian float32 values.
+// appendFloat32s appends the rows of y as little-endian float32 values.
 func appendFloat32s(dst []byte, y *mat.Dense) []byte {
 	raw := y.RawMatrix()
 	r, c := y.Dims()
+	off := len(dst)
+	dst = slices.Grow(dst, 4*r*c)[:off+4*r*c]
+	out := dst[off:]
 	for i := 0; i < r; i++ {
-		for _, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-			dst = appendFloat32(dst, float32(v))
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
+			binary.LittleEndian.PutUint32(out[4*(i*c+j):], math.Float32bits(float32(v)))
 		}
 	}
 	return dst
