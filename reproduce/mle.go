@@ -202,6 +202,7 @@ type MLESpeed struct {
 
 // MLEFlex is the flexibility experiment on one data set (thesis Figure 3.20).
 type MLEFlex struct {
+	Normalize linproj.Normalization // of the session and the target
 	// RMSE[m][r] is run r's RMSE with m control points (m = 0 … MaxControls); m = 0 is the
 	// prior, the PCA 1–2 embedding, the same in every run.
 	RMSE      [][]float64
@@ -218,6 +219,9 @@ type MLEData struct {
 	N, H  int
 	Speed *MLESpeed
 	Flex  *MLEFlex
+	// FlexNorm repeats the flexibility experiment with the columns max-normalised and
+	// z-scored (MLENormalizations), to show how much the scaling matters.
+	FlexNorm []*MLEFlex
 }
 
 // MLEReembed times a move followed by the re-embedding of all N synthetic rows.
@@ -268,8 +272,15 @@ func RunMLE(ctx context.Context, c MLEConfig, command string) (*MLEReport, error
 		if res.Speed, err = RunMLESpeed(ctx, c, d.X, seed); err != nil {
 			return nil, fmt.Errorf("reproduce: %s: %w", set.Name, err)
 		}
-		if res.Flex, err = RunMLEFlex(ctx, c, d, seed); err != nil {
+		if res.Flex, err = RunMLEFlex(ctx, c, d, linproj.NormalizeNone, seed); err != nil {
 			return nil, fmt.Errorf("reproduce: %s: %w", set.Name, err)
+		}
+		for _, z := range MLENormalizations {
+			f, err := RunMLEFlex(ctx, c, d, z, seed)
+			if err != nil {
+				return nil, fmt.Errorf("reproduce: %s, %v: %w", set.Name, z, err)
+			}
+			res.FlexNorm = append(res.FlexNorm, f)
 		}
 		c.logf("%s (%d×%d): %.0f moves/s, %.0f selection changes/s; RMSE %.3f (m = 0) → %.3f (m = %d)", set.Name, res.N, res.H,
 			res.Speed.Move.Mean, res.Speed.Select.Mean, res.Flex.Mean[0], res.Flex.Mean[c.MaxControls], c.MaxControls)
@@ -399,28 +410,41 @@ func RunMLESpeed(ctx context.Context, c MLEConfig, x *mat.Dense, seed uint64) (*
 	return out, nil
 }
 
-// RunMLEFlex is the flexibility experiment on d: the default MLE session (no normalisation,
-// prior = the top-2 principal directions) and the target embedding t = principal components 3
-// and 4 of the same centred data (linproj.PCA, Dim 4). In each of c.Runs runs a seeded random
-// order of the records is drawn and, for m = 0 … c.MaxControls, the first m records are
-// placed at their target positions; RMSE = sqrt((1/n) Σ_i ‖u_i − t_i‖²) over all n records.
-func RunMLEFlex(ctx context.Context, c MLEConfig, d *dataset.Set, seed uint64) (*MLEFlex, error) {
+// MLENormalizations are the column scalings of the flexibility experiment's second table.
+var MLENormalizations = []linproj.Normalization{linproj.NormalizeMax, linproj.NormalizeZScore}
+
+// RunMLEFlex is the flexibility experiment on d: the default MLE session with normalisation
+// norm (prior = the top-2 principal directions) and the target embedding t = principal
+// components 3 and 4 of the same normalised data (linproj.PCA, Dim 4). In each of c.Runs runs
+// a seeded random order of the records is drawn and, for m = 0 … c.MaxControls, the first m
+// records are placed at their target positions; RMSE = sqrt((1/n) Σ_i ‖u_i − t_i‖²) over all
+// n records. The record orders depend on seed only, not on norm.
+func RunMLEFlex(ctx context.Context, c MLEConfig, d *dataset.Set, norm linproj.Normalization, seed uint64) (*MLEFlex, error) {
 	c.defaults()
 	n, h := d.X.Dims()
 	if h < 4 || n < c.MaxControls+1 {
 		return nil, dataset.Invalidf("reproduce: %d×%d data: the flexibility experiment needs 4 columns and more than %d rows", n, h, c.MaxControls)
 	}
-	pm, err := linproj.PCA{Dim: 4}.Fit(ctx, d)
+	s, err := linproj.Interactive{Workers: 1, Normalize: norm}.Start(ctx, d.X)
+	if err != nil {
+		return nil, err
+	}
+	// The session's normalised data, (x − mean)∘scale, from its linear model.
+	lm := s.Model()
+	xn := mat.NewDense(n, h, nil)
+	for i := 0; i < n; i++ {
+		row := xn.RawRowView(i)
+		for j, v := range d.X.RawRowView(i) {
+			row[j] = (v - lm.Mean[j]) * lm.Scale[j]
+		}
+	}
+	pm, err := linproj.PCA{Dim: 4}.Fit(ctx, &dataset.Set{X: xn})
 	if err != nil {
 		return nil, err
 	}
 	var target mat.Dense
 	target.CloneFrom(pm.Embedding().Slice(0, n, 2, 4))
-	s, err := linproj.Interactive{Workers: 1}.Start(ctx, d.X)
-	if err != nil {
-		return nil, err
-	}
-	f := &MLEFlex{RMSE: make([][]float64, c.MaxControls+1)}
+	f := &MLEFlex{Normalize: norm, RMSE: make([][]float64, c.MaxControls+1)}
 	tr := target.RawMatrix()
 	for i := 0; i < n; i++ {
 		row := tr.Data[i*tr.Stride : i*tr.Stride+2]

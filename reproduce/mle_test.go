@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/linproj"
 )
 
 func TestThousands(t *testing.T) {
@@ -42,20 +43,30 @@ func TestRMSE(t *testing.T) {
 func TestMLEFlexExactTarget(t *testing.T) {
 	x := randomGaussian(60, 4, 7)
 	d := &dataset.Set{X: x}
-	f, err := RunMLEFlex(context.Background(), MLEConfig{Runs: 3, MaxControls: 6}, d, 1)
-	if err != nil {
-		t.Fatal(err)
+	for _, norm := range append([]linproj.Normalization{linproj.NormalizeNone}, MLENormalizations...) {
+		f, err := RunMLEFlex(context.Background(), MLEConfig{Runs: 3, MaxControls: 6}, d, norm, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkFlexExact(t, norm, f)
+	}
+}
+
+func checkFlexExact(t *testing.T, norm linproj.Normalization, f *MLEFlex) {
+	t.Helper()
+	if f.Normalize != norm {
+		t.Errorf("result says normalisation %v, want %v", f.Normalize, norm)
 	}
 	if len(f.Mean) != 7 || len(f.RMSE[0]) != 3 {
 		t.Fatalf("%d means, %d runs at m = 0", len(f.Mean), len(f.RMSE[0]))
 	}
 	if f.Std[0] != 0 || f.Mean[0] <= 0.1 {
-		t.Errorf("m = 0: mean %v, std %v; want a positive RMSE, identical in every run", f.Mean[0], f.Std[0])
+		t.Errorf("%v, m = 0: mean %v, std %v; want a positive RMSE, identical in every run", norm, f.Mean[0], f.Std[0])
 	}
 	// σ = 0.1·|min Ψ| is small next to x Ψ x, so four controls leave an RMSE far below the
 	// prior's (the 1e-2 factor is a loose bound: the residual is of order σ²/(xΨx)).
 	if f.Mean[4] > 1e-2*f.Mean[0] || f.Mean[6] > 1e-2*f.Mean[0] {
-		t.Errorf("RMSE at m = 4, 6: %v, %v; want far below m = 0's %v", f.Mean[4], f.Mean[6], f.Mean[0])
+		t.Errorf("%v: RMSE at m = 4, 6: %v, %v; want far below m = 0's %v", norm, f.Mean[4], f.Mean[6], f.Mean[0])
 	}
 }
 
@@ -75,8 +86,8 @@ func randomGaussian(n, h int, seed uint64) *mat.Dense {
 // TestMLEQuickReport runs the quick reproduction end to end on every data set and checks the
 // report's sections, tables and figures.
 func TestMLEQuickReport(t *testing.T) {
-	if testing.Short() {
-		t.Skip("times and runs the flexibility experiment on 27 data sets (a few seconds); skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("times and runs the flexibility experiment on 27 data sets (a few seconds); skipped under -short and -race")
 	}
 	dir := dataDir(t)
 	c := MLEConfig{DataDir: dir, Seed: 1, Quick: true, MinRun: time.Millisecond, ReembedN: 5000}
