@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"runtime"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
@@ -23,6 +24,7 @@ const (
 	DefaultTolerance     = 1e-6  // per-object gradient, see Embedder.Tolerance
 	DefaultMaxIterations = 1000  // L-BFGS iterations on Φ
 	DefaultWarmup        = 20000 // rows of the warm-up sample
+	DefaultRestarts      = 4     // seeded random starts tried beside the MDS start
 	rowTolerance         = 1e-7  // ‖∂J/∂r_i‖ at which an object's Newton iteration stops
 )
 
@@ -66,6 +68,12 @@ type Embedder struct {
 	// the result is the same minimum; only the number of full-size sweeps drops. 0 means
 	// DefaultWarmup; a negative value turns the warm-up off.
 	Warmup int
+	// Restarts: J has local minima (a start can fold two class groups through each other),
+	// so besides the start chosen by Init (or Start) Φ is also fitted from Restarts seeded
+	// random starts, on the warm-up sample when there is one and on all objects otherwise,
+	// and the fit with the lowest J is kept. 0 means DefaultRestarts; a negative value tries
+	// the one start only (the paper's protocol).
+	Restarts int
 	// Normalize rescales each posterior row to sum 1 instead of rejecting rows whose sum is
 	// off by more than 1e-6.
 	Normalize bool
@@ -86,6 +94,7 @@ type Model struct {
 	KL          float64 // mean over objects of KL(p_i ‖ q_i)
 	Iterations  int     // L-BFGS iterations on Φ at full size
 	Sweeps      int     // full-size sweeps (objects solved for one Φ)
+	Starts      int     // starts tried (1 + restarts); the kept one had the lowest J
 	WarmupRows  int     // size of the warm-up sample (0: none)
 	NewtonSteps int     // Newton steps on objects, over all sweeps
 }
@@ -163,13 +172,42 @@ func (e Embedder) FitPosteriors(ctx context.Context, p mat.Matrix) (*Model, erro
 		return nil, err
 	}
 
-	m := &Model{Priors: priors, EtaR: etaR, EtaPhi: etaPhi}
+	restarts := e.Restarts
+	if restarts == 0 {
+		restarts = DefaultRestarts
+	}
+	starts := [][]float64{phi}
+	for range max(restarts, 0) {
+		starts = append(starts, randomStart(rng, k, dim))
+	}
+
+	m := &Model{Priors: priors, EtaR: etaR, EtaPhi: etaPhi, Starts: len(starts)}
 	f := fitter{k: k, d: dim, logPrior: logPrior, etaR: etaR, tol: tol, workers: workers, ctx: ctx, progress: e.Progress}
 	warm := e.Warmup
 	if warm == 0 {
 		warm = DefaultWarmup
 	}
-	var pre *mat.SymDense
+	// best fits Φ from every start on the n objects of p (η_φ = eta) and returns the result
+	// of lowest J, its Φ written into phi. Ties keep the earlier start.
+	best := func(p []float64, n int, eta float64, stage string) (*fitResult, error) {
+		var kept *fitResult
+		for s, start := range starts {
+			st := stage
+			if len(starts) > 1 {
+				st = fmt.Sprintf("%s (start %d of %d)", stage, s+1, len(starts))
+			}
+			r, err := f.run(p, n, start, eta, iters, st, nil)
+			if err != nil {
+				return nil, err
+			}
+			if kept == nil || r.cost < kept.cost {
+				kept = r
+				copy(phi, start)
+			}
+		}
+		return kept, nil
+	}
+	var res *fitResult
 	if warm > 0 && n > 2*warm {
 		// Φ from a sample: the same problem at a fraction of the cost, with η_φ scaled to it.
 		idx := rng.Perm(n)[:warm]
@@ -178,16 +216,17 @@ func (e Embedder) FitPosteriors(ctx context.Context, p mat.Matrix) (*Model, erro
 			copy(sub[i*k:i*k+k], pd[j*k:j*k+k])
 		}
 		ws := etaPhi * float64(warm) / float64(n)
-		wr, err := f.run(sub, warm, phi, ws, iters, "pe warm-up", nil)
+		wr, err := best(sub, warm, ws, "pe warm-up")
 		if err != nil {
 			return nil, err
 		}
-		pre = wr.sw.hessian(phi, ws)
+		pre := wr.sw.hessian(phi, ws)
 		pre.ScaleSym(float64(n)/float64(warm), pre)
 		m.WarmupRows = warm
-	}
-	res, err := f.run(pd, n, phi, etaPhi, iters, "pe", pre)
-	if err != nil {
+		if res, err = f.run(pd, n, phi, etaPhi, iters, "pe", pre); err != nil {
+			return nil, err
+		}
+	} else if res, err = best(pd, n, etaPhi, "pe"); err != nil {
 		return nil, err
 	}
 	m.Y = mat.NewDense(n, dim, res.r)
@@ -262,9 +301,7 @@ func (e Embedder) start(ctx context.Context, p []float64, n, k, d int, rng *rand
 		}
 		return phi, nil
 	case e.Init == InitRandom:
-		for i := range phi {
-			phi[i] = rng.NormFloat64()
-		}
+		return randomStart(rng, k, d), nil
 	case e.Init == InitMDS:
 		if err := classMDS(ctx, p, n, k, d, phi); err != nil {
 			return nil, err
@@ -287,6 +324,22 @@ func (e Embedder) start(ctx context.Context, p []float64, n, k, d int, rng *rand
 		}
 	}
 	return phi, nil
+}
+
+// randomStart draws Φ (K×D) from a standard normal and scales it to initRadius.
+func randomStart(rng *rand.Rand, k, d int) []float64 {
+	phi := make([]float64, k*d)
+	for i := range phi {
+		phi[i] = rng.NormFloat64()
+	}
+	var ss float64
+	for _, v := range phi {
+		ss += v * v
+	}
+	if rms := math.Sqrt(ss / float64(k)); rms > 1e-12 {
+		floats.Scale(initRadius/rms, phi)
+	}
+	return phi
 }
 
 // classMDS writes the classical-MDS layout of the class profiles into phi (K×D).

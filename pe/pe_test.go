@@ -308,3 +308,25 @@ func TestDefaultEtaPhiKeepsThePicture(t *testing.T) {
 		t.Errorf("η_φ = 50 at n = 200 gives radius %g, default %g: the scaling no longer matters?", fixed, small)
 	}
 }
+
+// TestRestartsKeepTheLowestCost: the default tries the MDS start and DefaultRestarts random
+// starts and keeps the lowest J, so it is never above the MDS start alone; one start is
+// Restarts < 0.
+func TestRestartsKeepTheLowestCost(t *testing.T) {
+	lower := 0
+	for seed := uint64(1); seed <= 4; seed++ {
+		one, _, _ := fitSynthetic(t, Embedder{Restarts: -1, Seed: seed}, 1500, 10, seed)
+		all, _, _ := fitSynthetic(t, Embedder{Seed: seed}, 1500, 10, seed)
+		if one.Starts != 1 || all.Starts != 1+DefaultRestarts {
+			t.Fatalf("starts: %d and %d, want 1 and %d", one.Starts, all.Starts, 1+DefaultRestarts)
+		}
+		if all.Cost > one.Cost*(1+1e-12) {
+			t.Errorf("seed %d: J with restarts %.10g is above the MDS start's %.10g", seed, all.Cost, one.Cost)
+		}
+		if all.Cost < one.Cost*(1-1e-6) {
+			lower++
+		}
+		t.Logf("seed %d: J %.8g (MDS start) → %.8g (best of %d)", seed, one.Cost, all.Cost, all.Starts)
+	}
+	t.Logf("restarts found a lower minimum for %d of 4 seeds", lower)
+}

@@ -135,8 +135,12 @@ func TestPEQuickReport(t *testing.T) {
 		t.Fatalf("%d text, %d digits results, topics %v, time %v", len(r.Text), len(r.Digits), r.Topics != nil, r.Time != nil)
 	}
 	for _, tx := range r.Text {
-		if tx.N != 400 || len(tx.Curves) != 4 {
-			t.Errorf("%s: %d documents, %d curves; want 400 (the quick subsample) and 4", tx.Data, tx.N, len(tx.Curves))
+		// Curves: PE default, PE from the MDS start alone, PE random starts, MDS2, SNE.
+		if tx.N != 400 || len(tx.Curves) != 5 {
+			t.Errorf("%s: %d documents, %d curves; want 400 (the quick subsample) and 5", tx.Data, tx.N, len(tx.Curves))
+		}
+		if tx.PE.Cost > tx.MDSCost*(1+1e-12) {
+			t.Errorf("%s: the default PE's J %.8g is above the MDS start's %.8g", tx.Data, tx.PE.Cost, tx.MDSCost)
 		}
 		for _, c := range tx.Curves {
 			for j, v := range c.Prec {

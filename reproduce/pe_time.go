@@ -99,13 +99,13 @@ func RunPETime(ctx context.Context, c PEConfig, real *mat.Dense) (*PETime, error
 		if err != nil {
 			return nil, err
 		}
-		row, err := fit(p, pe.Embedder{Seed: c.Seed, Workers: c.Workers})
+		row, err := fit(p, pe.Embedder{Seed: c.Seed, Workers: c.Workers, Restarts: -1})
 		if err != nil {
 			return nil, fmt.Errorf("reproduce: timing PE at n = %d: %w", n, err)
 		}
 		dir.Rows = append(dir.Rows, row)
 		if n > 2*pe.DefaultWarmup {
-			if row, err = fit(p, pe.Embedder{Seed: c.Seed, Workers: c.Workers, Warmup: -1}); err != nil {
+			if row, err = fit(p, pe.Embedder{Seed: c.Seed, Workers: c.Workers, Warmup: -1, Restarts: -1}); err != nil {
 				return nil, fmt.Errorf("reproduce: timing PE without warm-up at n = %d: %w", n, err)
 			}
 		}
@@ -115,7 +115,7 @@ func RunPETime(ctx context.Context, c PEConfig, real *mat.Dense) (*PETime, error
 			n, dir.Rows[len(dir.Rows)-1].Seconds, dir.Rows[len(dir.Rows)-1].Iterations, dir.Rows[len(dir.Rows)-1].Sweeps,
 			row.Seconds, row.Iterations, row.Sweeps)
 		if real != nil {
-			row, err := fit(tile(real, n, c.Seed), pe.Embedder{Seed: c.Seed, Workers: c.Workers, Normalize: true})
+			row, err := fit(tile(real, n, c.Seed), pe.Embedder{Seed: c.Seed, Workers: c.Workers, Normalize: true, Restarts: -1})
 			if err != nil {
 				return nil, fmt.Errorf("reproduce: timing PE on real posteriors at n = %d: %w", n, err)
 			}
