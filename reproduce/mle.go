@@ -6,9 +6,12 @@ import (
 	"io"
 	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -187,8 +190,13 @@ const MLEControls = 5
 // MLERate is one timed kind of update: Runs timed runs of PerRun updates each.
 type MLERate struct {
 	PerRun       int
-	Rates        []float64 // updates per second of each run
+	Rates        []float64 // updates per second (wall clock) of each run
 	Mean, Median float64
+	// CPURates are updates per second of the process's CPU time (user + system) in each run,
+	// less sensitive than wall-clock rates to other jobs on a loaded machine; nil where the
+	// system does not report CPU time. CPUMean and CPUMedian are NaN then.
+	CPURates           []float64
+	CPUMean, CPUMedian float64
 }
 
 // MLESpeed is the timing of one data set (thesis Table 3.3).
@@ -239,6 +247,26 @@ type MLEReport struct {
 	Data    []*MLEData
 	Reembed []MLEReembed
 	Seconds float64
+	// LoadBefore and LoadAfter are the 1-minute load averages when the run started and ended
+	// (from /proc/loadavg; NaN where unknown).
+	LoadBefore, LoadAfter float64
+}
+
+// loadAverage returns the 1-minute load average, or NaN where /proc/loadavg is missing.
+func loadAverage() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return math.NaN()
+	}
+	f := strings.Fields(string(b))
+	if len(f) == 0 {
+		return math.NaN()
+	}
+	v, err := strconv.ParseFloat(f[0], 64)
+	if err != nil {
+		return math.NaN()
+	}
+	return v
 }
 
 // RunMLE runs the timing (Table 3.3) and the flexibility experiment (Figure 3.20) on every
@@ -249,7 +277,7 @@ func RunMLE(ctx context.Context, c MLEConfig, command string) (*MLEReport, error
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	r := &MLEReport{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now()}
+	r := &MLEReport{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now(), LoadBefore: loadAverage()}
 	dataDir, err := dataDirOr(c.DataDir)
 	if err != nil {
 		return nil, err
@@ -294,6 +322,7 @@ func RunMLE(ctx context.Context, c MLEConfig, command string) (*MLEReport, error
 		c.logf("re-embedding %d×%d after each move (%d workers): %.2f ms per move", re.N, re.H, re.Workers, 1e3/re.Rate.Mean)
 	}
 	r.Seconds = time.Since(r.Started).Seconds()
+	r.LoadAfter = loadAverage()
 	return r, ctx.Err()
 }
 
@@ -323,19 +352,32 @@ func timeRate(ctx context.Context, c MLEConfig, update func(i int) error) (MLERa
 		}
 		per *= 2
 	}
-	out := MLERate{PerRun: per}
+	out := MLERate{PerRun: per, CPUMean: math.NaN(), CPUMedian: math.NaN()}
+	cpuOK := true
 	for range c.Runs {
 		if err := ctx.Err(); err != nil {
 			return MLERate{}, err
 		}
+		cpu0, ok0 := cpuTime()
 		d, err := run(per)
 		if err != nil {
 			return MLERate{}, err
 		}
+		cpu1, ok1 := cpuTime()
 		out.Rates = append(out.Rates, float64(per)/d.Seconds())
+		cpuOK = cpuOK && ok0 && ok1 && cpu1 > cpu0
+		if cpuOK {
+			out.CPURates = append(out.CPURates, float64(per)/(cpu1-cpu0).Seconds())
+		}
 	}
 	out.Mean, _ = MeanStd(out.Rates)
 	out.Median = median(slices.Clone(out.Rates))
+	if cpuOK {
+		out.CPUMean, _ = MeanStd(out.CPURates)
+		out.CPUMedian = median(slices.Clone(out.CPURates))
+	} else {
+		out.CPURates = nil
+	}
 	return out, nil
 }
 
