@@ -93,7 +93,12 @@ func (m *Model) TransformContext(ctx context.Context, dst *mat.Dense, x mat.Matr
 	if rows == 0 {
 		return nil
 	}
-	n := newNet(m.sh, min(rows, transformChunk))
+	var p *pool
+	if splitProducts {
+		p = newPool(runtime.NumCPU())
+		defer p.close()
+	}
+	n := newNet(m.sh, min(rows, transformChunk), p)
 	for lo := 0; lo < rows; lo += transformChunk {
 		if err := ctx.Err(); err != nil {
 			return err

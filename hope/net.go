@@ -2,9 +2,11 @@ package hope
 
 import (
 	"math"
+	"strings"
 
-	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
+
+	iblas "lowdim/internal/blas"
 )
 
 // shape fixes the sizes of a (S-)HOPE map: in input features H (the bias is an extra input
@@ -46,7 +48,10 @@ func (s shape) blocks(theta []float64) (c, w blas64.General, b []float64, p blas
 }
 
 // net holds the work buffers of forward and backward passes over up to rows input rows; all
-// are allocated once.
+// are allocated once. Every large product is C = A·Bᵀ of row-major blocks (internal/blas
+// DgemmNT: gonum's Dgemm by default, OpenBLAS with -tags openblas), with transposed copies made
+// where the natural product has another form; the products with the D output columns are plain
+// loops.
 type net struct {
 	shape
 	rows int
@@ -59,10 +64,26 @@ type net struct {
 	gs   []float64 // rows×m
 	gh   []float64 // rows×f
 	gx   []float64 // rows×(in+1): ∂ℓ/∂x (for exemplars)
+
+	// transposed copies: Wᵀ (m×f), Cᵀ (cols×f), hᵀ (f×rows), gsᵀ (m×rows), ghᵀ (f×rows),
+	// xᵀ (cols×rows)
+	wt, ct, ht, gst, ght, xt []float64
+
+	pool *pool // splits the products' rows (OpenBLAS runs single-threaded); nil: one call
+	g    gemmArgs
+	job  func(int)
 }
 
-func newNet(s shape, rows int) *net {
-	n := &net{shape: s, rows: rows}
+// gemmArgs are the operands of the product being split over the pool.
+type gemmArgs struct {
+	m, n, k       int
+	a, b, c       []float64
+	lda, ldb, ldc int
+	beta          float64
+}
+
+func newNet(s shape, rows int, p *pool) *net {
+	n := &net{shape: s, rows: rows, pool: p}
 	n.x = make([]float64, rows*s.cols())
 	n.u = make([]float64, rows*s.f)
 	n.h = make([]float64, rows*s.f)
@@ -72,41 +93,123 @@ func newNet(s shape, rows int) *net {
 	n.gs = make([]float64, rows*s.m)
 	n.gh = make([]float64, rows*s.f)
 	n.gx = make([]float64, rows*s.cols())
+	n.wt = make([]float64, s.m*s.f)
+	n.ct = make([]float64, s.cols()*s.f)
+	n.ht = make([]float64, s.f*rows)
+	n.gst = make([]float64, s.m*rows)
+	n.ght = make([]float64, s.f*rows)
+	n.xt = make([]float64, s.cols()*rows)
+	n.job = n.gemmBlock
 	return n
 }
 
-func gen(r, c int, d []float64) blas64.General {
-	return blas64.General{Rows: r, Cols: c, Stride: max(c, 1), Data: d[:r*c]}
+// splitProducts is true when each product should be split over the pool's workers by rows of
+// C: OpenBLAS is set to one thread, while gonum's Dgemm spreads its blocks over the cores itself.
+var splitProducts = strings.HasPrefix(iblas.Name, "openblas")
+
+// gemm sets C = A·Bᵀ + beta·C for row-major A (m×k), B (n×k), C (m×n).
+func (n *net) gemm(m, nn, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if !splitProducts || n.pool == nil || n.pool.workers == 1 || m < 2*nblocks {
+		iblas.DgemmNT(m, nn, k, 1, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	n.g = gemmArgs{m: m, n: nn, k: k, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, beta: beta}
+	n.pool.run(nblocks, n.job)
+}
+
+func (n *net) gemmBlock(blk int) {
+	g := &n.g
+	lo, hi := span(blk, nblocks, g.m)
+	if hi > lo {
+		iblas.DgemmNT(hi-lo, g.n, g.k, 1, g.a[lo*g.lda:], g.lda, g.b, g.ldb, g.beta, g.c[lo*g.ldc:], g.ldc)
+	}
+}
+
+// transpose writes the r×c row-major a into dst as c×r.
+func transpose(dst, a []float64, r, c int) {
+	const tile = 32
+	for i0 := 0; i0 < r; i0 += tile {
+		for j0 := 0; j0 < c; j0 += tile {
+			for i := i0; i < min(i0+tile, r); i++ {
+				row := a[i*c : i*c+c]
+				for j := j0; j < min(j0+tile, c); j++ {
+					dst[j*r+i] = row[j]
+				}
+			}
+		}
+	}
 }
 
 // forward maps the first r rows of n.x to n.y with parameters θ.
 func (n *net) forward(theta []float64, r int) {
 	c, w, b, p := n.blocks(theta)
-	u := gen(r, n.f, n.u)
-	blas64.Gemm(blas.NoTrans, blas.Trans, 1, gen(r, n.cols(), n.x), c, 0, u)
-	h := n.h[:r*n.f]
-	powInto(h, n.u[:r*n.f], n.order)
-	y := gen(r, n.dim, n.y)
+	f, cols, d := n.f, n.cols(), n.dim
+	n.gemm(r, f, cols, n.x, cols, c.Data, cols, 0, n.u, f)
+	powInto(n.h[:r*f], n.u[:r*f], n.order)
 	if n.m == 0 {
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(r, n.f, n.h), p, 0, y)
+		rowsTimes(n.y, n.h, p.Data, r, f, d)
 		return
 	}
-	s := gen(r, n.m, n.s)
+	m := n.m
+	transpose(n.wt, w.Data, f, m)
 	for i := range r {
-		copy(n.s[i*n.m:(i+1)*n.m], b)
+		copy(n.s[i*m:(i+1)*m], b)
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gen(r, n.f, n.h), w, 1, s)
-	for i, v := range n.s[:r*n.m] {
+	n.gemm(r, m, f, n.h, f, n.wt, f, 1, n.s, m)
+	for i, v := range n.s[:r*m] {
 		n.s[i] = sigmoid(v)
 	}
-	blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, s, p, 0, y)
+	rowsTimes(n.y, n.s, p.Data, r, m, d)
+}
+
+// rowsTimes sets y (r×d) = a (r×k) · p (k×d) for small d.
+func rowsTimes(y, a, p []float64, r, k, d int) {
+	for i := range r {
+		yi := y[i*d : i*d+d]
+		clear(yi)
+		for j, v := range a[i*k : i*k+k] {
+			pj := p[j*d : j*d+d]
+			for c := range yi {
+				yi[c] += v * pj[c]
+			}
+		}
+	}
+}
+
+// timesT sets g (r×k) = gy (r×d) · pᵀ for p (k×d) and small d.
+func timesT(g, gy, p []float64, r, k, d int) {
+	for i := range r {
+		gyi := gy[i*d : i*d+d]
+		gi := g[i*k : i*k+k]
+		for j := range gi {
+			pj := p[j*d : j*d+d]
+			var s float64
+			for c, v := range gyi {
+				s += v * pj[c]
+			}
+			gi[j] = s
+		}
+	}
+}
+
+// addTTimes adds aᵀ (k×r) · gy (r×d) to gp (k×d) for small d.
+func addTTimes(gp, a, gy []float64, r, k, d int) {
+	for i := range r {
+		gyi := gy[i*d : i*d+d]
+		for j, v := range a[i*k : i*k+k] {
+			gpj := gp[j*d : j*d+d]
+			for c, g := range gyi {
+				gpj[c] += v * g
+			}
+		}
+	}
 }
 
 // backward adds to grad (laid out like θ) the gradient of ℓ given ∂ℓ/∂y of the first r rows in
 // n.gy, after forward on the same rows. With wantX it also writes ∂ℓ/∂x into n.gx; with
 // !wantTheta it leaves grad alone (the exemplar-only step).
 func (n *net) backward(theta, grad []float64, r int, wantTheta, wantX bool) {
-	_, w, _, p := n.blocks(theta)
+	c, w, _, p := n.blocks(theta)
 	var (
 		gc, gw, gp blas64.General
 		gb         []float64
@@ -114,42 +217,46 @@ func (n *net) backward(theta, grad []float64, r int, wantTheta, wantX bool) {
 	if wantTheta {
 		gc, gw, gb, gp = n.blocks(grad)
 	}
-	gy := gen(r, n.dim, n.gy)
-	gh := gen(r, n.f, n.gh)
+	f, cols, d := n.f, n.cols(), n.dim
 	if n.m == 0 {
 		if wantTheta {
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1, gen(r, n.f, n.h), gy, 1, gp)
+			addTTimes(gp.Data, n.h, n.gy, r, f, d)
 		}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gy, p, 0, gh)
+		timesT(n.gh, n.gy, p.Data, r, f, d)
 	} else {
-		s := gen(r, n.m, n.s)
+		m := n.m
 		if wantTheta {
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1, s, gy, 1, gp)
+			addTTimes(gp.Data, n.s, n.gy, r, m, d)
 		}
-		gs := gen(r, n.m, n.gs)
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gy, p, 0, gs)
-		for i, v := range n.s[:r*n.m] {
+		timesT(n.gs, n.gy, p.Data, r, m, d)
+		for i, v := range n.s[:r*m] {
 			n.gs[i] *= v * (1 - v)
 		}
 		if wantTheta {
-			blas64.Gemm(blas.Trans, blas.NoTrans, 1, gen(r, n.f, n.h), gs, 1, gw)
+			// ∂W = hᵀ·∂a: (f×r)·(r×m) as hᵀ · (∂aᵀ)ᵀ.
+			transpose(n.ht, n.h, r, f)
+			transpose(n.gst, n.gs, r, m)
+			n.gemm(f, m, r, n.ht, r, n.gst, r, 1, gw.Data, max(m, 1))
 			for i := range r {
-				row := n.gs[i*n.m : (i+1)*n.m]
-				for k, v := range row {
+				for k, v := range n.gs[i*m : (i+1)*m] {
 					gb[k] += v
 				}
 			}
 		}
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1, gs, w, 0, gh)
+		n.gemm(r, f, m, n.gs, m, w.Data, m, 0, n.gh, f)
 	}
 	// ∂h/∂u = O·u^(O−1).
-	dpowMul(n.gh[:r*n.f], n.u[:r*n.f], n.order)
+	dpowMul(n.gh[:r*f], n.u[:r*f], n.order)
 	if wantTheta {
-		blas64.Gemm(blas.Trans, blas.NoTrans, 1, gh, gen(r, n.cols(), n.x), 1, gc)
+		// ∂C = ∂uᵀ·x: (f×r)·(r×cols) as ∂uᵀ · (xᵀ)ᵀ.
+		transpose(n.ght, n.gh, r, f)
+		transpose(n.xt, n.x, r, cols)
+		n.gemm(f, cols, r, n.ght, r, n.xt, r, 1, gc.Data, cols)
 	}
 	if wantX {
-		c, _, _, _ := n.blocks(theta)
-		blas64.Gemm(blas.NoTrans, blas.NoTrans, 1, gh, c, 0, gen(r, n.cols(), n.gx))
+		// ∂x = ∂u·C = ∂u · (Cᵀ)ᵀ.
+		transpose(n.ct, c.Data, f, cols)
+		n.gemm(r, cols, f, n.gh, f, n.ct, f, 0, n.gx, cols)
 	}
 }
 

@@ -348,7 +348,7 @@ func newTrainer(c config, d *dataset.Set, classes int) *trainer {
 	}
 	z := c.Exemplars * classes
 	t.pool = newPool(c.Workers)
-	t.net = newNet(c.sh, t.maxRows+z)
+	t.net = newNet(c.sh, t.maxRows+z, t.pool)
 	t.obj = newObjective(t.pool, c.Dim, z, classes)
 	t.theta = make([]float64, c.sh.params())
 	t.grad = make([]float64, len(t.theta))
@@ -818,7 +818,7 @@ func (t *trainer) validate(ctx context.Context) (float64, error) {
 func (t *trainer) exemplarY(m *Model) *mat.Dense {
 	z := len(t.exLab)
 	cols := t.sh.cols()
-	n := newNet(t.sh, z)
+	n := newNet(t.sh, z, nil)
 	copy(n.x, t.ex[:z*cols])
 	n.forward(m.theta, z)
 	return mat.NewDense(z, t.sh.dim, append([]float64(nil), n.y[:z*t.sh.dim]...))
