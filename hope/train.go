@@ -76,6 +76,9 @@ type Embedder struct {
 	CGIterations int
 	// LearningRate of Adam; 0 means 1e-3.
 	LearningRate float64
+	// Decay multiplies Adam's learning rate after every epoch (lr·Decay^(epoch−1)); 0 means 1,
+	// no decay.
+	Decay float64
 	// MaxTime stops training at the end of the first epoch past it; 0 means no limit.
 	MaxTime time.Duration
 
@@ -172,6 +175,12 @@ func (e Embedder) config(in, classes int) (config, error) {
 	setDefault(&c.Alternate, DefaultAlternate)
 	if c.LearningRate == 0 {
 		c.LearningRate = DefaultLearningRate
+	}
+	if c.Decay == 0 {
+		c.Decay = 1
+	}
+	if !(c.Decay > 0 && c.Decay <= 1) {
+		return c, dataset.Invalidf("hope: decay %g: expected a factor in (0, 1]", c.Decay)
 	}
 	if c.Validation == 0 {
 		c.Validation = DefaultValidation
@@ -320,6 +329,7 @@ type trainer struct {
 	x, xg    []float64 // concatenated θ and exemplars
 	am, av   []float64 // Adam moments
 	adamStep int
+	lr       float64 // Adam's current learning rate
 	adamMode [2]bool
 	cached   []float64 // x at which grad was computed (CG)
 	cachedF  float64
@@ -365,6 +375,7 @@ func newTrainer(c config, d *dataset.Set, classes int) *trainer {
 		t.validLab[a] = d.Labels[i]
 	}
 	t.bestErr = math.Inf(1)
+	t.lr = c.LearningRate
 	if st := c.Start; st != nil {
 		copy(t.theta, st.theta)
 		copy(t.mean, st.Mean)
@@ -575,6 +586,7 @@ func (t *trainer) epochs(ctx context.Context, stage string, count int) error {
 			}
 		}
 		t.rng.Shuffle(len(t.perm), func(a, b int) { t.perm[a], t.perm[b] = t.perm[b], t.perm[a] })
+		t.lr = t.LearningRate * math.Pow(t.Decay, float64(ep-1))
 		var cost float64
 		for b := range t.nbatch {
 			if err := ctx.Err(); err != nil {
@@ -732,7 +744,7 @@ func (t *trainer) adam() float64 {
 	t.adamStep++
 	c1 := 1 - math.Pow(b1, float64(t.adamStep))
 	c2 := 1 - math.Pow(b2, float64(t.adamStep))
-	lr := t.LearningRate
+	lr := t.lr
 	for i, g := range t.xg {
 		m := b1*t.am[i] + (1-b1)*g
 		v := b2*t.av[i] + (1-b2)*g*g
