@@ -2,10 +2,12 @@ package reproduce
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -137,4 +139,47 @@ func TestMLEQuickReport(t *testing.T) {
 	}
 	// 27 figures; 27 rows × 6 RMSE numbers plus the re-embedding table.
 	checkFiguresAndNumbers(t, out, text, 27, 27*6)
+}
+
+// TestTimeRate: updates that each spin for 20 µs can never be timed faster than 50,000 per
+// second, every run is as long as asked, and an update's error stops the timing.
+func TestTimeRate(t *testing.T) {
+	c := MLEConfig{Runs: 4, MinRun: 2 * time.Millisecond}
+	c.defaults()
+	spin := func(int) error {
+		for t0 := time.Now(); time.Since(t0) < 20*time.Microsecond; {
+		}
+		return nil
+	}
+	r, err := timeRate(context.Background(), c, spin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Rates) != 4 || r.PerRun < 1 || r.PerRun&(r.PerRun-1) != 0 {
+		t.Fatalf("%d rates, %d updates per run; want 4 rates and a power of two", len(r.Rates), r.PerRun)
+	}
+	// PerRun doubles until a run lasts 2 ms, which takes at least 2 ms / 20 µs = 100 updates.
+	if r.PerRun < 100 {
+		t.Errorf("%d updates per run of ≥ 20 µs cannot last 2 ms", r.PerRun)
+	}
+	for _, v := range r.Rates {
+		if !(v > 0 && v <= 50_000) {
+			t.Errorf("rate %v/s for 20 µs updates", v)
+		}
+	}
+	if lo, hi := slices.Min(r.Rates), slices.Max(r.Rates); r.Mean < lo || r.Mean > hi || r.Median < lo || r.Median > hi {
+		t.Errorf("mean %v, median %v outside the runs' range [%v, %v]", r.Mean, r.Median, lo, hi)
+	}
+	if _, ok := cpuTime(); ok && len(r.CPURates) != 4 {
+		t.Errorf("%d CPU rates, want 4", len(r.CPURates))
+	}
+	boom := errors.New("boom")
+	if _, err := timeRate(context.Background(), c, func(i int) error {
+		if i == 3 {
+			return boom
+		}
+		return nil
+	}); !errors.Is(err, boom) {
+		t.Errorf("error %v, want the update's", err)
+	}
 }
