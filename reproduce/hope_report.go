@@ -106,11 +106,11 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 	p("Command: `%s`  \nMachine: %s/%s, %d CPUs (%s), %s. Started %s; %s in all.\n\n",
 		r.Command, r.Machine.OS, r.Machine.Arch, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Started.Format("2006-01-02 15:04 MST"), secs(r.Seconds))
 	if c.Quick {
-		p("**Quick mode**: 800 training and 400 test rows per set, F = m = 40, 3 epochs — a smoke test, not the paper's numbers.\n\n")
+		p("**Quick mode**: 800 training and 400 test rows per set, F = m = 40, batches of 100, 6 epochs — a smoke test, not the paper's numbers.\n\n")
 	}
 	p("Every map is trained on 90 %% of the training rows; the other 10 %% (per class, seeded) pick the kept epoch by their 5-NN error ")
 	p("against the embedded training rows (against the embedded exemplars in the joint stage). The test rows are used for nothing but the ")
-	p("numbers below. Each fit stops after the first epoch past its time budget (budget scale %g). Optimiser: %s.\n\n", c.Budget, c.Optimizer)
+	p("numbers below. Each fit stops after the first epoch past its time budget (budget scale %g) or at its epoch cap. Optimiser: %s.\n\n", c.Budget, map[bool]string{false: "Adam, learning rate 3e-3", true: "CG, 3 iterations per mini-batch"}[c.CG])
 	for _, s := range r.Sets {
 		p("## %s (%d training, %d test rows, %d features)\n\n", s.Data, s.NTrain, s.NTest, s.H)
 		tableHead(&b, "method", false, "paper 5-NN error (%)", "our test 5-NN error (%)", "validation error (%)", "5-NN against", "training time", "epochs", "settings")
