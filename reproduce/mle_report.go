@@ -136,7 +136,7 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 	if r.Machine.CPUModel != "" {
 		p(" (%s)", r.Machine.CPUModel)
 	}
-	p(", %s. The machine may be shared with other jobs: rates are wall-clock rates.\n", r.Machine.GoVersion)
+	p(", %s. The machine may be shared with other jobs (see the load averages below): \"/s\" columns are wall-clock rates, \"/CPU-s\" columns count only the CPU time this process got.\n", r.Machine.GoVersion)
 	p("- Started %s; total wall time %s; 1-minute load average %s at the start and %s at the end (%d CPUs)\n", r.Started.UTC().Format(time.RFC3339), secs(r.Seconds),
 		num("%.1f", r.LoadBefore), num("%.1f", r.LoadAfter), r.Machine.CPUs)
 	p("- Seed %d: data set number i of the thesis's list (0-based, the order of the tables) draws its timed control records from PCG(seed + i, stream \"mlet\") and its flexibility control records from PCG(seed + i, stream \"mlef\"); the synthetic re-embedding data come from PCG(seed, H). Same seed, same records, same RMSE table; the rates vary with the machine.\n", c.Seed)
