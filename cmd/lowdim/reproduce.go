@@ -29,7 +29,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    for moves and selection changes with 5 control points on 27 of its 30 data sets, next to\n"+
 			"    its Table 3.3, the time to re-embed 100,000 points after a move (-workers goroutines), and\n"+
 			"    the RMSE to PCA components 3–4 as 1–20 control points are placed (Figure 3.20). Writes\n"+
-			"    mle.md. About a minute; -quick some seconds.\n"+
+			"    mle.md. About 2 minutes on 2 busy cores; -quick some seconds.\n"+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
 			"after the paper's name. -n, -folds and -scurve belong to nerv only. Progress goes to\n"+
 			"standard error.", e)
