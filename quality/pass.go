@@ -81,87 +81,14 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 	if want.rank {
 		rowRP, rowRR = make([]float64, n), make([]float64, n)
 	}
-	nw := opt.workers()
-	ws := make([]*worker, nw)
+	ps := &passState{want: want, k: k, mr: mr, rb: rb, gOut: gOut, sx: sx, sy: sy,
+		rowSP: rowSP, rowSR: rowSR, rowRP: rowRP, rowRR: rowRR}
+	ws := make([]*worker, opt.workers())
 	for w := range ws {
-		wk := &worker{
-			tsum: make([]float64, k), csum: make([]float64, k),
-			inIdx: make([]int32, k), inD: make([]float64, k), ranks: make([]int, max(k, 1)),
-		}
-		if want.pr {
-			wk.hits = make([]int64, mr)
-			wk.relevant = make([]bool, n)
-		}
-		if want.rank {
-			wk.ox, wk.oy = newRowOrder(n), newRowOrder(n)
-		}
-		if want.smooth {
-			wk.a, wk.b = make([]float64, n-1), make([]float64, n-1)
-		}
-		ws[w] = wk
+		ws[w] = ps.newWorker(n)
 	}
 	err := bothRows(ctx, x, y, opt, "input pass", func(w, i int, dx, dy []float64) error {
-		wk := ws[w]
-		var loX, hiX, loY, hiY float64
-		if want.rank || want.smooth {
-			loX, hiX, loY, hiY = rowRanges(wk, i, dx, dy, sx, sy, want.smooth)
-		}
-		if want.rank {
-			// The r0 nearest points of both rows in order (beyond them ranks are clamped): they
-			// give the rank-based measures, the input neighbours and the ranks trustworthiness and
-			// continuity need (a neighbour ranked beyond r0 in the other space is counted apart).
-			need := max(rb.r0, k)
-			wk.ox.order(dx, i, loX, hiX, need)
-			wk.oy.order(dy, i, loY, hiY, need)
-			rowRP[i], rowRR[i] = rb.rowRanked(wk, i, n)
-			if want.trust {
-				out, _ := gOut.Row(i)
-				wk.ox.ranksOf(dx, out[:k], wk.ranks)
-				accumulateTC(wk.tsum, wk.ranks[:k])
-			}
-			if want.cont {
-				wk.oy.ranksOf(dy, wk.inIdx, wk.ranks)
-				accumulateTC(wk.csum, wk.ranks[:k])
-			}
-		} else {
-			if want.cont || want.pr {
-				wk.heap.Reset(k)
-				for j, v := range dx {
-					if j != i {
-						wk.heap.Push(v, int32(j))
-					}
-				}
-				wk.heap.Sorted(wk.inIdx, wk.inD)
-			}
-			if want.trust {
-				out, _ := gOut.Row(i)
-				wk.rk.ranks(dx, i, out[:k], wk.ranks)
-				accumulateTC(wk.tsum, wk.ranks[:k])
-			}
-			if want.cont {
-				wk.rk.ranks(dy, i, wk.inIdx, wk.ranks)
-				accumulateTC(wk.csum, wk.ranks[:k])
-			}
-		}
-		if want.pr {
-			out, _ := gOut.Row(i)
-			for _, j := range wk.inIdx {
-				wk.relevant[j] = true
-			}
-			var hits int64
-			for r := 1; r <= mr; r++ {
-				if wk.relevant[out[r-1]] {
-					hits++
-				}
-				wk.hits[r-1] += hits
-			}
-			for _, j := range wk.inIdx {
-				wk.relevant[j] = false
-			}
-		}
-		if want.smooth {
-			rowSP[i], rowSR[i] = smoothedRow(wk, loX*sx, loY*sy, k)
-		}
+		ps.row(ws[w], i, dx, dy)
 		return nil
 	})
 	if err != nil {
@@ -218,6 +145,102 @@ func inputPass(ctx context.Context, x, y *mat.Dense, want passWant, k, mr int, m
 		res.smRec /= fn
 	}
 	return res, nil
+}
+
+// passState is what every row of inputPass shares: the selection, the sizes, the rank
+// distribution, the output neighbours and the per-row losses.
+type passState struct {
+	want                       passWant
+	k, mr                      int
+	rb                         *rankBase
+	gOut                       *neighbors.Graph
+	sx, sy                     float64 // rescaling of squared distances for the smoothed measures
+	rowSP, rowSR, rowRP, rowRR []float64
+}
+
+// newWorker returns the buffers of one goroutine for rows of n.
+func (ps *passState) newWorker(n int) *worker {
+	k := ps.k
+	wk := &worker{
+		tsum: make([]float64, k), csum: make([]float64, k),
+		inIdx: make([]int32, k), inD: make([]float64, k), ranks: make([]int, max(k, 1)),
+	}
+	if ps.want.pr {
+		wk.hits = make([]int64, ps.mr)
+		wk.relevant = make([]bool, n)
+	}
+	if ps.want.rank {
+		wk.ox, wk.oy = newRowOrder(n), newRowOrder(n)
+	}
+	if ps.want.smooth {
+		wk.a, wk.b = make([]float64, n-1), make([]float64, n-1)
+	}
+	return wk
+}
+
+// row computes the wanted measures' share of row i from its squared input distances dx and output
+// distances dy, with the buffers of wk.
+func (ps *passState) row(wk *worker, i int, dx, dy []float64) {
+	var loX, hiX, loY, hiY float64
+	if ps.want.rank || ps.want.smooth {
+		loX, hiX, loY, hiY = rowRanges(wk, i, dx, dy, ps.sx, ps.sy, ps.want.smooth)
+	}
+	if ps.want.rank {
+		// The r0 nearest points of both rows in order (beyond them ranks are clamped): they
+		// give the rank-based measures, the input neighbours and the ranks trustworthiness and
+		// continuity need (a neighbour ranked beyond r0 in the other space is counted apart).
+		need := max(ps.rb.r0, ps.k)
+		wk.ox.order(dx, i, loX, hiX, need)
+		wk.oy.order(dy, i, loY, hiY, need)
+		ps.rowRP[i], ps.rowRR[i] = ps.rb.rowRanked(wk)
+		if ps.want.trust {
+			out, _ := ps.gOut.Row(i)
+			wk.ox.ranksOf(dx, out[:ps.k], wk.ranks)
+			accumulateTC(wk.tsum, wk.ranks[:ps.k])
+		}
+		if ps.want.cont {
+			wk.oy.ranksOf(dy, wk.inIdx, wk.ranks)
+			accumulateTC(wk.csum, wk.ranks[:ps.k])
+		}
+	} else {
+		if ps.want.cont || ps.want.pr {
+			wk.heap.Reset(ps.k)
+			for j, v := range dx {
+				if j != i {
+					wk.heap.Push(v, int32(j))
+				}
+			}
+			wk.heap.Sorted(wk.inIdx, wk.inD)
+		}
+		if ps.want.trust {
+			out, _ := ps.gOut.Row(i)
+			wk.rk.ranks(dx, i, out[:ps.k], wk.ranks)
+			accumulateTC(wk.tsum, wk.ranks[:ps.k])
+		}
+		if ps.want.cont {
+			wk.rk.ranks(dy, i, wk.inIdx, wk.ranks)
+			accumulateTC(wk.csum, wk.ranks[:ps.k])
+		}
+	}
+	if ps.want.pr {
+		out, _ := ps.gOut.Row(i)
+		for _, j := range wk.inIdx {
+			wk.relevant[j] = true
+		}
+		var hits int64
+		for r := 1; r <= ps.mr; r++ {
+			if wk.relevant[out[r-1]] {
+				hits++
+			}
+			wk.hits[r-1] += hits
+		}
+		for _, j := range wk.inIdx {
+			wk.relevant[j] = false
+		}
+	}
+	if ps.want.smooth {
+		ps.rowSP[i], ps.rowSR[i] = smoothedRow(wk, loX*ps.sx, loY*ps.sy, ps.k)
+	}
 }
 
 // rowRanges returns the smallest and largest input and output distance of row i (the point itself

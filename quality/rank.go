@@ -76,48 +76,38 @@ func newRankBase(n, k int) *rankBase {
 // wk.inIdx. A point contributes q(log q − log p) + … only through the larger of its two
 // probabilities, so points ranked beyond r1 in both spaces (both weights below e^−60 of the
 // largest, and log-ratios at most 450) are left out, as the smoothed measures leave out negligible
-// weights; beyond r0 ranks are clamped.
-func (rb *rankBase) rowRanked(wk *worker, i, n int) (prec, rec float64) {
+// weights; beyond r0 ranks are clamped. The terms are summed in input rank order over the r1
+// nearest input points, then in output rank order over the r1 nearest output points that are not
+// among them.
+func (rb *rankBase) rowRanked(wk *worker) (prec, rec float64) {
 	r0, r1 := int32(rb.r0), int32(rb.r1)
-	k := int32(len(wk.inIdx))
 	ox, oy := wk.ox, wk.oy
-	bx, by := ox.bkt[:n], oy.bkt[:n]
-	rx, ry := ox.rank[:n], oy.rank[:n]
-	for j := range n {
-		if j == i {
-			continue
+	copy(wk.inIdx, ox.ord)
+	rx, ry := ox.rank, oy.rank
+	tab := rb.tab[:r0+1]
+	for a, j := range ox.ord[:r1] {
+		b := ry[j]
+		if b > r0 {
+			b = 0 // clamped (beyond r0, or unranked)
 		}
-		a, b := r0+1, r0+1 // beyond the ranked points: clamped
-		if bx[j] <= ox.cut {
-			if a = rx[j]; a <= k {
-				wk.inIdx[a-1] = int32(j)
-			}
-		}
-		if by[j] <= oy.cut {
-			b = ry[j]
-		}
-		if a > r1 && b > r1 {
+		p, q := tab[a+1], tab[b]
+		prec += q.p * (q.lp - p.lp)
+		rec += p.p * (p.lp - q.lp)
+	}
+	for b, j := range oy.ord[:r1] {
+		a := rx[j]
+		if a <= r1 {
 			continue
 		}
 		if a > r0 {
 			a = 0
 		}
-		if b > r0 {
-			b = 0
-		}
-		p, q := rb.add(a, b)
-		prec += p
-		rec += q
+		p, q := tab[a], tab[b+1]
+		prec += q.p * (q.lp - p.lp)
+		rec += p.p * (p.lp - q.lp)
 	}
 	return prec, rec
 }
 
 // pLogP is a probability and its logarithm.
 type pLogP struct{ p, lp float64 }
-
-// add returns the terms q(log q − log p) and p(log p − log q) of a point with input rank rx and
-// output rank ry (0 = beyond r0, the clamped value).
-func (rb *rankBase) add(rx, ry int32) (prec, rec float64) {
-	p, q := rb.tab[rx], rb.tab[ry]
-	return q.p * (q.lp - p.lp), p.p * (p.lp - q.lp)
-}
