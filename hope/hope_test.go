@@ -278,3 +278,36 @@ func FuzzDecodeHOPE(f *testing.F) {
 		}
 	})
 }
+
+// A Start model continues: Epochs < 0 skips the map's training, the joint stage starts from the
+// start model's exemplars, and a start of another shape is refused.
+func TestStart(t *testing.T) {
+	d := blobs(200, 8, 3, 13)
+	e := small(Adam)
+	e.Epochs, e.Exemplars = 2, 1
+	m, err := e.Train(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := Embedder{Sigmoid: true, Start: m, Epochs: -1, Exemplars: 1, Joint: true, JointEpochs: 2, Alternate: -1, Batch: 60, Optimizer: Adam, Seed: 3}
+	j, err := c.Train(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(j.History) != 2 || j.History[0].Stage != "exemplars" {
+		t.Fatalf("history %+v, want 2 exemplar epochs only", j.History)
+	}
+	if j.Factors() != m.Factors() || j.Hidden() != m.Hidden() {
+		t.Error("the continued model changed shape")
+	}
+	if mat.Equal(j.Exemplars, m.Exemplars) && equalSlices(j.theta, m.theta) && j.History[1].Best {
+		t.Error("joint epochs changed nothing")
+	}
+	c.Factors = m.Factors() + 1
+	if _, err := c.Train(context.Background(), d); !errors.Is(err, dataset.ErrInvalid) {
+		t.Errorf("start of another shape: %v", err)
+	}
+	if _, err := (Embedder{Epochs: -1}).Train(context.Background(), d); !errors.Is(err, dataset.ErrInvalid) {
+		t.Errorf("negative epochs without a start: %v", err)
+	}
+}

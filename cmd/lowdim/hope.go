@@ -220,3 +220,44 @@ func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command strin
 	fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.HOPEReportFile))
 	return nil
 }
+
+// reportExemplarError prints, for a (S-)HOPE model with exemplars and an input with labels, the
+// error of classifying the rows by 5-NN among the embedded exemplars (classes matched by name).
+func reportExemplarError(ctx context.Context, w io.Writer, m any, d *dataset.Set) error {
+	hm, ok := m.(*hope.Model)
+	if !ok || hm.Exemplars == nil || !d.HasLabels() {
+		return nil
+	}
+	idx := map[string]int{}
+	for i, n := range hm.ClassNames {
+		idx[n] = i
+	}
+	truth := make([]int, len(d.Labels))
+	for r, l := range d.Labels {
+		truth[r] = -1
+		if l >= 0 && l < len(d.ClassNames) {
+			if i, ok := idx[d.ClassNames[l]]; ok {
+				truth[r] = i
+			}
+		}
+	}
+	pred := make([]int, len(truth))
+	if err := hm.Classify(ctx, pred, d.X, 0); err != nil {
+		return err
+	}
+	wrong, counted := 0, 0
+	for r, t := range truth {
+		if t < 0 {
+			continue
+		}
+		counted++
+		if pred[r] != t {
+			wrong++
+		}
+	}
+	if counted > 0 {
+		z, _ := hm.Exemplars.Dims()
+		fmt.Fprintf(w, "lowdim: 5-NN among the %d embedded exemplars: error %.2f%% (%d of %d labelled rows)\n", z, 100*float64(wrong)/float64(counted), wrong, counted)
+	}
+	return nil
+}

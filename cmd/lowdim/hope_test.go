@@ -71,6 +71,9 @@ func TestHOPEEmbedTransform(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("transform status %d: %s", status, stderr)
 	}
+	if !strings.Contains(stderr, "5-NN among the 6 embedded exemplars: error") {
+		t.Errorf("transform did not report the exemplar error: %q", stderr)
+	}
 	if y2 != string(y1) {
 		t.Error("transform of the training rows differs from the embedding")
 	}

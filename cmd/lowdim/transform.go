@@ -45,6 +45,9 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	if err := t.Transform(&y, d.X); err != nil {
 		return err
 	}
+	if err := reportExemplarError(ctx, e.stderr, m, d); err != nil {
+		return err
+	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
