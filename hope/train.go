@@ -563,14 +563,6 @@ func (t *trainer) embedAll(m *Model) error {
 	return nil
 }
 
-// nparams is the length of the optimised vector: θ, plus the exemplars in the joint stage.
-func (t *trainer) vector() []float64 {
-	if t.upEx && !t.upMap {
-		return t.ex
-	}
-	return t.theta
-}
-
 // epochs runs the given number of epochs of the current stage, keeping the best parameters in
 // t.best (and t.exBest).
 func (t *trainer) epochs(ctx context.Context, stage string, count int) error {
