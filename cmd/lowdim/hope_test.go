@@ -1,11 +1,16 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"lowdim/hope"
+	"lowdim/modelio"
 )
 
 // blobFile writes n rows of h features in k separated classes (deterministic) as CSV with a
@@ -122,5 +127,50 @@ func TestHOPEBadInput(t *testing.T) {
 			t.Errorf("%s: output file written", c.name)
 			os.Remove(out)
 		}
+	}
+}
+
+// cancelAfter is a writer that cancels a context once what it received contains a string.
+type cancelAfter struct {
+	bytes.Buffer
+	what   string
+	cancel context.CancelFunc
+}
+
+func (c *cancelAfter) Write(p []byte) (int, error) {
+	n, err := c.Buffer.Write(p)
+	if strings.Contains(c.String(), c.what) {
+		c.cancel()
+	}
+	return n, err
+}
+
+// Interrupting a fit (Ctrl-C cancels run's context) after an epoch keeps the best model so
+// far: the command succeeds, writes its outputs and says so.
+func TestHOPEInterruptKeepsBest(t *testing.T) {
+	dir := t.TempDir()
+	in := blobFile(t, dir, "train.csv", 90, 6, 3, false)
+	model := filepath.Join(dir, "m.lowdim")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stderr := &cancelAfter{what: "map epoch 2:", cancel: cancel}
+	var stdout bytes.Buffer
+	err := run(ctx, []string{"embed", "-method", "shope", "-factors", "6", "-hidden", "5", "-epochs", "500", "-batch", "30", "-model", model, in},
+		strings.NewReader(""), &stdout, stderr)
+	if err != nil {
+		t.Fatalf("interrupted fit: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "keeping the best model so far") || strings.Contains(stderr.String(), "map epoch 3:") {
+		t.Errorf("stderr %q", stderr.String())
+	}
+	m, err := modelio.Load(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := m.(*hope.Model).History; len(h) != 2 {
+		t.Errorf("saved model has %d epochs, want 2", len(h))
+	}
+	if _, rows := readCSV(t, stdout.String()); len(rows) != 90 {
+		t.Errorf("%d embedded rows", len(rows))
 	}
 }
