@@ -461,9 +461,9 @@ function showQuality(q) {
     ['rank recall loss', q.rank_recall_loss, '0 is best'],
     ['5-NN error', q.knn_error, q.knn_error == null ? 'no labels' : '0 is best'],
   ];
-  $('quality').tBodies[0].innerHTML = rows.map(([a, b, c]) => `<tr><td>${a}</td><td>${fmt(b)}</td><td>${c}</td></tr>`).join('');
+  $('quality').tBodies[0].innerHTML = rows.map(([a, b, c]) => `<tr title="${c}"><td>${a}</td><td>${fmt(b)}</td></tr>`).join('');
   $('qnote').textContent = (q.sampled ? `On a seeded random sample of ${q.n} of the ${S.n} records. ` : `All ${q.n} records. `) +
-    `${k} neighbours; computed in ${q.seconds.toFixed(2)} s after the last change.`;
+    `${k} neighbours; took ${q.seconds.toFixed(2)} s. Hover a row for its direction.`;
 }
 
 document.querySelectorAll('input[name=method]').forEach((el) => el.addEventListener('change', () => {
