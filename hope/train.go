@@ -21,11 +21,12 @@ import (
 type Optimizer int
 
 const (
+	// Adam takes one Adam step (Kingma & Ba) per mini-batch: the default, because it reached
+	// lower validation errors sooner than CG in our measurements (see the package doc).
+	Adam Optimizer = iota
 	// CG is the paper's optimiser: a few iterations of gonum's nonlinear conjugate gradient
 	// (optimize.CG, Wolfe line searches) on each mini-batch, restarted for every batch.
-	CG Optimizer = iota
-	// Adam takes one Adam step (Kingma & Ba) per mini-batch.
-	Adam
+	CG
 )
 
 // String names the optimiser as the CLI spells it.
@@ -47,9 +48,9 @@ const (
 	DefaultFactorsSHOPE  = 400  // F for S-HOPE (paper, MNIST)
 	DefaultHidden        = 400  // m for S-HOPE (paper)
 	DefaultEpochs        = 20   // passes over the training rows
-	DefaultBatch         = 1000 // rows per mini-batch
+	DefaultBatch         = 250  // rows per mini-batch
 	DefaultCGIterations  = 3    // CG iterations per mini-batch
-	DefaultLearningRate  = 1e-3 // Adam step size
+	DefaultLearningRate  = 3e-3 // Adam step size
 	DefaultValidation    = 0.1  // fraction of the rows held out (per class) to pick the best epoch
 	DefaultJointEpochs   = 10   // epochs of joint exemplar learning
 	DefaultAlternate     = 4    // of which the first alternate between map and exemplars
@@ -70,11 +71,11 @@ type Embedder struct {
 	Dim     int  // output dimension; 0 means 2
 
 	Epochs    int       // 0 means 20
-	Batch     int       // rows per mini-batch; 0 means 1000
-	Optimizer Optimizer // CG (default) or Adam
+	Batch     int       // rows per mini-batch; 0 means 250
+	Optimizer Optimizer // Adam (default) or CG
 	// CGIterations per mini-batch; 0 means 3.
 	CGIterations int
-	// LearningRate of Adam; 0 means 1e-3.
+	// LearningRate of Adam; 0 means 3e-3.
 	LearningRate float64
 	// Decay multiplies Adam's learning rate after every epoch (lr·Decay^(epoch−1)); 0 means 1,
 	// no decay.

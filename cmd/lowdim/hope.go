@@ -40,7 +40,7 @@ func (f *hopeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.jointEpochs, "joint-epochs", 0, fmt.Sprintf("-joint: epochs of joint exemplar learning (default %d)", hope.DefaultJointEpochs))
 	fs.IntVar(&f.epochs, "epochs", 0, fmt.Sprintf("-method hope|shope: passes over the training rows (default %d)", hope.DefaultEpochs))
 	fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("-method hope|shope: rows per mini-batch (default %d)", hope.DefaultBatch))
-	fs.StringVar(&f.optimizer, "optimizer", "cg", "-method hope|shope: cg (the paper's: a few conjugate-gradient iterations per mini-batch) or adam")
+	fs.StringVar(&f.optimizer, "optimizer", "adam", "-method hope|shope: adam, or cg (the paper's: 3 conjugate-gradient iterations per mini-batch)")
 	fs.Float64Var(&f.rate, "rate", 0, fmt.Sprintf("-optimizer adam: learning rate (default %g)", hope.DefaultLearningRate))
 	fs.Float64Var(&f.validation, "validation", 0, fmt.Sprintf("-method hope|shope: fraction of each class held out to keep the best epoch (default %g; negative: none, keep the last)", hope.DefaultValidation))
 	fs.DurationVar(&f.maxTime, "max-time", 0, "-method hope|shope: stop training after the first epoch past this `duration` (e.g. 15m; default no limit)")
@@ -98,8 +98,8 @@ func (f *hopeFlags) embedder(sigmoid bool, seed uint64, progress lowdim.Progress
 		LearningRate: f.rate, MaxTime: f.maxTime, Validation: f.validation, Exemplars: f.exemplars, Joint: f.joint,
 		JointEpochs: f.jointEpochs, Seed: seed, Progress: progress,
 	}
-	if f.optimizer == "adam" {
-		e.Optimizer = hope.Adam
+	if f.optimizer == "cg" {
+		e.Optimizer = hope.CG
 	}
 	if w != nil {
 		e.OnEpoch = func(ep hope.Epoch) {
