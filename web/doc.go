@@ -54,17 +54,18 @@
 //
 // # Measured
 //
-// On the 2-core development machine while a 2-core experiment ran beside it (so the figures are
-// inflated), synthetic seeded blobs of 50 features:
+// On the 2-core development machine shared with other jobs (load average 9–12 during the browser
+// runs), so every figure is inflated and noisy; synthetic seeded blobs of 50 features:
 //
 //   - Server time per move (BenchmarkMove: the handler from request to the n×2 float32 answer,
 //     3 control points, MLE; medians of 5): 0.12 ms at n = 1797, 3.1 ms at n = 100,000.
 //   - A new session at n = 100,000 (normalised copy, covariance, PCA prior): 0.35 s.
 //   - In headless chromium (Debian 156, --disable-gpu: software rendering), dragging a point
-//     with one pointer event per frame for 5 s (BenchmarkBrowserDrag, 3–4 runs): n = 1797,
-//     60 redraws/s and 58 projection updates/s (of 60 pointer events/s); n = 100,000, 43–59
-//     redraws/s (median 50) and 19–38 projection updates/s (median 25): each update carries
-//     800 kB of positions over loopback.
+//     with one pointer event per animation frame for 5 s (BenchmarkBrowserDrag, medians of 5):
+//     n = 1797, 51 frames/s (range 50–58) and 35 projection updates/s (17–55); n = 100,000,
+//     47 frames/s (38–55) and 16 projection updates/s (12–26). Every frame redraws (the ring
+//     under the pointer follows it); an update is a server round trip carrying 800 kB of
+//     positions at n = 100,000, and the page keeps one in flight.
 //   - Quality of one view on the 3000-row sample (every measure plus the per-point losses,
 //     2 workers): about 5 s; on the 1797 digits 3–4 s.
 package web
