@@ -457,3 +457,47 @@ func TestInteractiveBadInput(t *testing.T) {
 		t.Errorf("failed calls left control points %v", r)
 	}
 }
+
+// Moves update M_post column by column; after many of them the projection and the embedding
+// (2-D and 3-D fast paths, MLE and LSP) still equal a one-shot computation.
+func TestManyMovesStayExact(t *testing.T) {
+	x := dataset.Digits().X
+	for _, dim := range []int{2, 3} {
+		for _, method := range []Method{MLE, LSP} {
+			s := start(t, Interactive{Method: method, Dim: dim}, x)
+			rng := rand.New(rand.NewPCG(11, uint64(dim)))
+			recs := []int{1, 50, 400, 1000, 1600}
+			for _, r := range recs {
+				pos := make([]float64, dim)
+				if err := s.SetControl(r, pos); err != nil {
+					t.Fatal(err)
+				}
+			}
+			for range 1000 {
+				pos := make([]float64, dim)
+				for d := range pos {
+					pos[d] = rng.NormFloat64() * 30
+				}
+				if err := s.Move(recs[rng.IntN(len(recs))], pos); err != nil {
+					t.Fatal(err)
+				}
+			}
+			r, pos := s.Controls()
+			fresh := start(t, Interactive{Method: method, Dim: dim}, x)
+			if err := fresh.SetControls(r, pos); err != nil {
+				t.Fatal(err)
+			}
+			var p1, p2 mat.Dense
+			s.Projection(&p1)
+			fresh.Projection(&p2)
+			if d := maxAbsDiff(&p1, &p2); d > 1e-10 {
+				t.Errorf("D = %d %v: after 1000 moves M_post is %g from a fresh computation", dim, method, d)
+			}
+			var want mat.Dense
+			want.Mul(s.x, p2.T())
+			if d := maxAbsDiff(embedding(s), &want); d > 1e-8 {
+				t.Errorf("D = %d %v: the embedding is %g from M_post·Xᵀ", dim, method, d)
+			}
+		}
+	}
+}
