@@ -38,6 +38,7 @@ func BenchmarkMove(b *testing.B) {
 			b.ResetTimer()
 			for i := 0; i < b.N; i++ {
 				req := httptest.NewRequest("POST", s+"/move", strings.NewReader(bodies[i%2]))
+				req.Host = "127.0.0.1"
 				req.Header.Set("Content-Type", "application/json")
 				w.n, w.status = 0, 0
 				h.ServeHTTP(w, req)

@@ -13,7 +13,9 @@
 //
 // # API
 //
-// Every session is one page (one tab): its id comes from POST /api/sessions and lives only in
+// The server answers only requests whose Host is an IP address, localhost or one of
+// Config.Hosts (421 otherwise), so that a site made to resolve to 127.0.0.1 (DNS rebinding)
+// cannot read the data through a browser. Every session is one page (one tab): its id comes from POST /api/sessions and lives only in
 // the page, so that two tabs never share state. Sessions expire after Config.IdleTimeout unused
 // and are capped at Config.MaxSessions (503 beyond, with Retry-After). Bodies are JSON of
 // Content-Type application/json (415 otherwise, which also keeps other web sites out: such a
@@ -21,7 +23,7 @@
 // bytes (413), one object without unknown fields (400). Errors are {"error": "…"}: 400 bad input
 // (record out of range, a position of the wrong dimension, moving a record that is no control
 // point), 404 unknown session or record, 405 wrong method, 409 a change asked of a read-only
-// view, 503 too many sessions or shutting down. Positions are binary: n×2 little-endian float32,
+// view, 421 unknown host, 503 too many sessions or shutting down. Positions are binary: n×2 little-endian float32,
 // row-major (Float32Array in the page), with headers X-Lowdim-Method, X-Lowdim-Controls and
 // X-Lowdim-Revision.
 //

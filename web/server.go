@@ -10,9 +10,11 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net"
 	"net/http"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -57,6 +59,10 @@ type Config struct {
 	MaxBody int64
 	// Workers bounds the goroutines of the quality measures; 0 means runtime.NumCPU().
 	Workers int
+	// Hosts are host names the server answers to besides localhost and IP addresses. Requests
+	// naming any other host are refused (421), which defeats DNS rebinding: a web page whose
+	// name is made to resolve to 127.0.0.1 cannot read the data through the reader's browser.
+	Hosts []string
 }
 
 // Handler serves the page and its JSON API (see the package documentation). It is safe for
@@ -227,7 +233,29 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	hd.Set("X-Content-Type-Options", "nosniff")
 	hd.Set("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; frame-ancestors 'none'")
 	hd.Set("Referrer-Policy", "no-referrer")
+	if !h.knownHost(r.Host) {
+		fail(w, errorf(http.StatusMisdirectedRequest, "unexpected host %q: open the page by IP address or as localhost (lowdim serve answers to names only as its -addr names them)", r.Host))
+		return
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// knownHost reports whether the Host header names this server: an IP address, localhost or
+// one of Config.Hosts.
+func (h *Handler) knownHost(host string) bool {
+	if hp, _, err := net.SplitHostPort(host); err == nil {
+		host = hp
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	if host == "localhost" || net.ParseIP(strings.Trim(host, "[]")) != nil {
+		return true
+	}
+	for _, k := range h.cfg.Hosts {
+		if strings.EqualFold(k, host) {
+			return true
+		}
+	}
+	return false
 }
 
 // Close ends every session and stops the quality computations under way. Requests that arrive

@@ -26,6 +26,7 @@ import (
 func call(t testing.TB, h http.Handler, method, path, contentType, body string) *httptest.ResponseRecorder {
 	t.Helper()
 	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Host = "127.0.0.1:7878" // httptest's example.com is a name the server does not answer to
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
@@ -415,6 +416,23 @@ func TestCloseStopsQuality(t *testing.T) {
 	}
 	if rec := call(t, h, "POST", "/api/sessions", "", ""); rec.Code != http.StatusServiceUnavailable {
 		t.Errorf("a session after Close: %d", rec.Code)
+	}
+}
+
+// Only requests naming an IP address, localhost or a configured host are answered (DNS rebinding).
+func TestHosts(t *testing.T) {
+	h := newHandler(t, Config{Data: synthetic(30, 3, 2, 8), Neighbors: 3, Hosts: []string{"lab.example"}})
+	for host, want := range map[string]int{
+		"127.0.0.1:7878": 200, "[::1]:7878": 200, "localhost:7878": 200, "LOCALHOST.": 200, "10.1.2.3": 200,
+		"lab.example:80": 200, "evil.example:7878": http.StatusMisdirectedRequest, "127.0.0.1.nip.io": http.StatusMisdirectedRequest,
+	} {
+		req := httptest.NewRequest("GET", "/api/data", nil)
+		req.Host = host // after NewRequest, which sets example.com
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, req)
+		if rec.Code != want {
+			t.Errorf("Host %q: %d, want %d", host, rec.Code, want)
+		}
 	}
 }
 

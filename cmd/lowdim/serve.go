@@ -93,6 +93,9 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			cfg.Data.Labels, cfg.Data.ClassNames = emb.Labels, emb.ClassNames
 		}
 	}
+	if host != "" && net.ParseIP(host) == nil {
+		cfg.Hosts = []string{host} // a name given in -addr is one the page may be opened by
+	}
 	h, err := web.New(cfg)
 	if err != nil {
 		return err
