@@ -38,8 +38,9 @@ type rowOrder struct {
 	tmpI []int32
 	tmpK []float64
 	// scratch of the estimate
-	smp []float64
-	m   int // points ranked
+	smp       []float64
+	lo, scale float64 // the coarse buckets' range: bucket of v is ⌊(v − lo)·scale⌋, at most nc
+	m         int     // points ranked
 }
 
 // unranked is the rank of the points beyond the ordered part (and of the point itself).
@@ -57,13 +58,15 @@ func newRowOrder(n int) *rowOrder {
 		smp: make([]float64, 0, sampleSize)}
 }
 
-// upper returns an upper end for the buckets that has, with high probability, at least need of
-// the points j ≠ i at or below it: a quantile of a strided sample of the row safely above
-// need/(n−1); hi when the row is too short to sample.
-func (s *rowOrder) upper(d []float64, i int, hi float64, need int) float64 {
+// estimate sets the buckets' range from a strided sample of the row: from a little below the
+// sample's smallest distance to an upper end that has, with high probability, at least need of the
+// points j ≠ i below it. It reports false, setting nothing, when the row is too short to sample.
+// A wrong guess costs time, not exactness: points below the lower end share the first bucket,
+// and finish reports a shortfall.
+func (s *rowOrder) estimate(d []float64, i int, need int) bool {
 	n := len(d)
 	if n < 8*sampleSize {
-		return hi
+		return false
 	}
 	smp := s.smp[:0]
 	step := n / sampleSize
@@ -79,44 +82,64 @@ func (s *rowOrder) upper(d []float64, i int, hi float64, need int) float64 {
 	ns := float64(len(smp))
 	q := int(ns*p + 5*math.Sqrt(ns*p*(1-p)) + 4)
 	if q >= len(smp) {
-		return hi
+		return false
 	}
-	return smp[q]
+	up := smp[q]
+	s.setRange(smp[0]-(up-smp[0])/16, up)
+	return true
+}
+
+// setRange puts the coarse buckets over [lo, up].
+func (s *rowOrder) setRange(lo, up float64) {
+	s.lo, s.scale = lo, 0
+	if up > lo {
+		s.scale = float64(s.nc) / (up - lo)
+	}
 }
 
 // order ranks the points j ≠ i of the row d, at least its need nearest ones (need ≤ len(d)−1).
 // lo and hi are the smallest and largest d[j], j ≠ i.
 func (s *rowOrder) order(d []float64, i int, lo, hi float64, need int) {
-	if up := s.upper(d, i, hi, need); up >= hi || !s.try(d, i, lo, up, need, false) {
-		s.try(d, i, lo, hi, need, true) // buckets over the whole range
+	if s.estimate(d, i, need) {
+		s.count(d)
+		if s.finish(d, i, need, false) {
+			return
+		}
+	}
+	s.setRange(lo, hi)
+	s.count(d)
+	s.finish(d, i, need, true)
+}
+
+// count assigns every point of d its coarse bucket and counts the buckets.
+func (s *rowOrder) count(d []float64) {
+	cb, cnt := s.cb[:len(d)], s.cnt[:s.nc+3]
+	clear(cnt)
+	lo, scale, fnc := s.lo, s.scale, float64(s.nc)
+	for j, v := range d {
+		c := uint16(min(max(v-lo, 0)*scale, fnc)) // monotone in v; nc beyond the range
+		cb[j] = c
+		cnt[c+1]++
 	}
 }
 
-// try orders the row with coarse buckets over [lo, up] and one beyond; unless final, it reports
-// false, having ranked nothing, when fewer than need points lie in the buckets over [lo, up].
-func (s *rowOrder) try(d []float64, i int, lo, up float64, need int, final bool) bool {
+// finish ranks the row d whose points count has bucketed; unless final, it reports false, having
+// ranked nothing, when the need nearest points do not all lie within the buckets' range.
+func (s *rowOrder) finish(d []float64, i int, need int, final bool) bool {
 	n := len(d)
 	nc := s.nc
 	cb, ord, keys, rank := s.cb[:n], s.ord[:n+1], s.keys[:n+1], s.rank[:n]
 	cnt := s.cnt[:nc+3]
-	clear(cnt)
-	scale := 0.0
-	if up > lo {
-		scale = float64(nc) / (up - lo)
-	}
-	fnc := float64(nc)
-	for j, v := range d {
-		c := uint16(min(max(v-lo, 0)*scale, fnc)) // monotone in v; nc beyond up
-		cb[j] = c
-		cnt[c+1]++
-	}
+	lo, scale := s.lo, s.scale
 	cnt[cb[i]+1]-- // the point itself is not ranked
 	cb[i] = uint16(nc + 1)
 	cut := nc + 1
-	for c := 1; c <= nc+2; c++ {
-		cnt[c] += cnt[c-1]
-		if cut > nc && int(cnt[c]) >= need {
-			cut = c - 1
+	sum := int32(0)
+	for c, k := range cnt[1:] { // counts to starts
+		sum += k
+		cnt[c+1] = sum
+		if cut > nc && int(sum) >= need {
+			cut = c
 		}
 	}
 	if cut >= nc && !final {
@@ -182,23 +205,23 @@ func (s *rowOrder) fine(ids []int32, ks []float64, d []float64, lo, scale float6
 		s.sb = make([]uint32, 2*m)
 		s.tmpI, s.tmpK = make([]int32, 2*m), make([]float64, 2*m)
 	}
-	sub, sb, tmpI, tmpK := s.sub[:nf+1], s.sb[:m], s.tmpI[:m], s.tmpK[:m]
+	sub, sb, tmpI, tmpK := s.sub[:nf], s.sb[:m], s.tmpI[:m], s.tmpK[:m]
 	clear(sub)
 	// (v−lo)·scale·nf rounds exactly as (v−lo)·scale does, times nf: its floor lies in
 	// [c·nf, (c+1)·nf).
 	sc := scale * float64(nf)
 	base := float64(c * nf)
 	last := uint32(nf - 1)
-	cn := sub[1:]
 	for t, v := range ks {
 		f := min(uint32(max(max(v-lo, 0)*sc-base, 0)), last)
 		sb[t] = f
-		cn[f]++
+		sub[f]++
 	}
-	most := int32(0)
-	for f := range nf {
-		most = max(most, cn[f])
-		sub[f+1] += sub[f]
+	most, sum := int32(0), int32(0)
+	for f, c := range sub[:nf] { // counts to starts
+		most = max(most, c)
+		sub[f] = sum
+		sum += c
 	}
 	for t, f := range sb {
 		p := sub[f]

@@ -23,7 +23,7 @@ func refOrder(d []float64, i int) []int32 {
 // testRows returns named distance rows of n with entry i = 0: continuous values, small integers
 // (many ties, like MNIST's integer squared distances), a few distinct values (long runs of ties,
 // whole buckets equal), heavy-headed 2-D-like values, one far outlier squeezing the rest into the
-// first bucket, and all equal.
+// first bucket, all equal, and two rows built to defeat the sampled range.
 func testRows(n, i int, seed uint64) map[string][]float64 {
 	rng := rand.New(rand.NewPCG(seed, 3))
 	rows := map[string][]float64{}
@@ -53,6 +53,22 @@ func testRows(n, i int, seed uint64) map[string][]float64 {
 		return float64(rng.IntN(200))
 	})
 	mk("equal", func(int) float64 { return 4 })
+	// Rows that mislead the strided sample behind the buckets' range (rows of at least
+	// 8·sampleSize): the sampled points nearest (the range falls short), or farthest (most points
+	// lie below the range's lower end).
+	step := max(n/sampleSize, 1)
+	mk("sample nearest", func(j int) float64 {
+		if j%step == step/2 {
+			return rng.Float64()
+		}
+		return 10 + float64(rng.IntN(1000))
+	})
+	mk("sample farthest", func(j int) float64 {
+		if j%step == step/2 {
+			return 1e6 + rng.Float64()
+		}
+		return float64(rng.IntN(1000))
+	})
 	return rows
 }
 
