@@ -109,7 +109,8 @@ var splitProducts = strings.HasPrefix(iblas.Name, "openblas")
 
 // gemm sets C = A·Bᵀ + beta·C for row-major A (m×k), B (n×k), C (m×n).
 func (n *net) gemm(m, nn, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if !splitProducts || n.pool == nil || n.pool.workers == 1 || m < 2*nblocks {
+	// The split does not depend on the number of workers, so neither do the bytes.
+	if !splitProducts || n.pool == nil || m < 2*nblocks {
 		iblas.DgemmNT(m, nn, k, 1, a, lda, b, ldb, beta, c, ldc)
 		return
 	}
