@@ -37,10 +37,21 @@ type rowOrder struct {
 	sb   []uint32
 	tmpI []int32
 	tmpK []float64
-	// scratch of the estimate
-	smp       []float64
-	lo, scale float64 // the coarse buckets' range: bucket of v is ⌊(v − lo)·scale⌋, at most nc
-	m         int     // points ranked
+	// scratch of the estimate and of ranksOf
+	nm         int // points per row
+	tb         []uint16
+	th         []int32
+	tmark      []bool
+	tbx        []uint16
+	tcnt       []int32
+	far        []int32
+	hist       []int32
+	tv         []float64
+	tj         []int32
+	smp        []float64
+	lo, up, hi float64 // the coarse buckets' range [lo, up]; the row's largest distance
+	scale      float64 // bucket of v: ⌊(v − lo)·scale⌋, at most nc
+	m          int     // points ranked
 }
 
 // unranked is the rank of the points beyond the ordered part (and of the point itself).
@@ -53,7 +64,7 @@ const sampleSize = 512
 // 16 and 1024.
 func newRowOrder(n int) *rowOrder {
 	nc := 1 << min(max(bits.Len(uint(n))-8, 4), 10)
-	return &rowOrder{nc: nc, cb: make([]uint16, n), cnt: make([]int32, nc+3), pos: make([]int32, nc+2),
+	return &rowOrder{nc: nc, nm: n, cb: make([]uint16, n), cnt: make([]int32, nc+3), pos: make([]int32, nc+2),
 		ord: make([]int32, n+1), keys: make([]float64, n+1), rank: make([]int32, n),
 		smp: make([]float64, 0, sampleSize)}
 }
@@ -63,7 +74,7 @@ func newRowOrder(n int) *rowOrder {
 // points j ≠ i below it. It reports false, setting nothing, when the row is too short to sample.
 // A wrong guess costs time, not exactness: points below the lower end share the first bucket,
 // and finish reports a shortfall.
-func (s *rowOrder) estimate(d []float64, i int, need int) bool {
+func (s *rowOrder) estimate(d []float64, i int, hi float64, need int) bool {
 	n := len(d)
 	if n < 8*sampleSize {
 		return false
@@ -85,13 +96,13 @@ func (s *rowOrder) estimate(d []float64, i int, need int) bool {
 		return false
 	}
 	up := smp[q]
-	s.setRange(smp[0]-(up-smp[0])/16, up)
+	s.setRange(smp[0]-(up-smp[0])/16, up, hi)
 	return true
 }
 
-// setRange puts the coarse buckets over [lo, up].
-func (s *rowOrder) setRange(lo, up float64) {
-	s.lo, s.scale = lo, 0
+// setRange puts the coarse buckets over [lo, up]; hi is the row's largest distance.
+func (s *rowOrder) setRange(lo, up, hi float64) {
+	s.lo, s.up, s.hi, s.scale = lo, up, hi, 0
 	if up > lo {
 		s.scale = float64(s.nc) / (up - lo)
 	}
@@ -100,13 +111,13 @@ func (s *rowOrder) setRange(lo, up float64) {
 // order ranks the points j ≠ i of the row d, at least its need nearest ones (need ≤ len(d)−1).
 // lo and hi are the smallest and largest d[j], j ≠ i.
 func (s *rowOrder) order(d []float64, i int, lo, hi float64, need int) {
-	if s.estimate(d, i, need) {
+	if s.estimate(d, i, hi, need) {
 		s.count(d)
 		if s.finish(d, i, need, false) {
 			return
 		}
 	}
-	s.setRange(lo, hi)
+	s.setRange(lo, hi, hi)
 	s.count(d)
 	s.finish(d, i, need, true)
 }
@@ -117,7 +128,7 @@ func (s *rowOrder) count(d []float64) {
 	clear(cnt)
 	lo, scale, fnc := s.lo, s.scale, float64(s.nc)
 	for j, v := range d {
-		c := uint16(min(max(v-lo, 0)*scale, fnc)) // monotone in v; nc beyond the range
+		c := uint16(min(max(v-lo, 0)*scale, fnc)) // monotone in v; nc beyond up
 		cb[j] = c
 		cnt[c+1]++
 	}
@@ -129,16 +140,17 @@ func (s *rowOrder) finish(d []float64, i int, need int, final bool) bool {
 	n := len(d)
 	nc := s.nc
 	cb, ord, keys, rank := s.cb[:n], s.ord[:n+1], s.keys[:n+1], s.rank[:n]
-	cnt := s.cnt[:nc+3]
+	nb := nc + 1 // buckets; nb holds the point itself
+	cnt := s.cnt[:nb+2]
 	lo, scale := s.lo, s.scale
 	cnt[cb[i]+1]-- // the point itself is not ranked
-	cb[i] = uint16(nc + 1)
-	cut := nc + 1
+	cb[i] = uint16(nb)
+	cut := nb
 	sum := int32(0)
 	for c, k := range cnt[1:] { // counts to starts
 		sum += k
 		cnt[c+1] = sum
-		if cut > nc && int(sum) >= need {
+		if cut == nb && int(sum) >= need {
 			cut = c
 		}
 	}
@@ -147,8 +159,8 @@ func (s *rowOrder) finish(d []float64, i int, need int, final bool) bool {
 	}
 	// Every point moves into coarse bucket order (index order within a bucket).
 	m := cnt[cut+1]
-	pos := s.pos[:nc+2]
-	copy(pos, cnt[:nc+2])
+	pos := s.pos[:nb+1]
+	copy(pos, cnt[:nb+1])
 	for j, c := range cb {
 		p := pos[c]
 		pos[c] = p + 1
@@ -247,23 +259,138 @@ func (s *rowOrder) fine(ids []int32, ks []float64, d []float64, lo, scale float6
 
 // ranksOf sets out[m] to the rank of t[m] (1 = nearest; t[m] ≠ i) in the row d. A target beyond
 // the ranked points gets its rank from the start of its coarse bucket plus the points of that
-// bucket before it, counted on the bucket's points and distances (still in place from the sort).
+// bucket before it, counted on the bucket's points and distances (still in place from the sort):
+// one sweep of a bucket serves all its targets, each point finding without branches how many of
+// them (ordered by distance and index) lie before it.
 func (s *rowOrder) ranksOf(d []float64, t []int32, out []int) {
+	far := s.far[:0]
 	for m, j := range t {
 		if r := s.rank[j]; r != unranked {
 			out[m] = int(r)
+		} else {
+			far = append(far, int32(m))
+		}
+	}
+	s.far = far
+	if len(far) == 0 {
+		return
+	}
+	slices.SortFunc(far, func(x, y int32) int {
+		jx, jy := t[x], t[y]
+		if cx, cy := s.cb[jx], s.cb[jy]; cx != cy {
+			return int(cx) - int(cy)
+		}
+		switch {
+		case d[jx] < d[jy]:
+			return -1
+		case d[jx] > d[jy]:
+			return 1
+		}
+		return int(jx) - int(jy)
+	})
+	if cap(s.hist) < len(far)+1 {
+		s.hist = make([]int32, len(far)+1)
+		s.tv, s.tj = make([]float64, len(far)), make([]int32, len(far))
+	}
+	for g := 0; g < len(far); {
+		c := s.cb[t[far[g]]]
+		h := g + 1
+		for h < len(far) && s.cb[t[far[h]]] == c {
+			h++
+		}
+		grp := far[g:h]
+		tv, tj, hist := s.tv[:len(grp)], s.tj[:len(grp)], s.hist[:len(grp)+1]
+		for x, m := range grp {
+			tj[x] = t[m]
+			tv[x] = d[t[m]]
+		}
+		b, e := s.cnt[c], s.cnt[c+1]
+		if int(c) == s.nc && int(e-b) > 4*tailBuckets && s.hi > s.up {
+			s.tailRanks(grp, b, e, out)
+			g = h
 			continue
 		}
-		c := s.cb[j]
-		b, e := s.cnt[c], s.cnt[c+1]
+		clear(hist)
 		ks := s.keys[b:e]
-		v := d[j]
-		n := b + 1
 		for q, l := range s.ord[b:e] {
-			if k := ks[q]; k < v || (k == v && l < j) {
-				n++
+			k := ks[q]
+			var p int32 // targets before (k, l)
+			for x, v := range tv {
+				p += b2i(v < k) | b2i(v == k)&b2i(tj[x] < l)
+			}
+			hist[p]++
+		}
+		// A point with p targets before it precedes targets p, p+1, …; a target counts itself.
+		r := b
+		for x, m := range grp {
+			r += hist[x]
+			out[m] = int(r)
+		}
+		g = h
+	}
+}
+
+// tailBuckets is the number of sub-buckets tailRanks splits the points beyond up into.
+const tailBuckets = 256
+
+// tailRanks sets the ranks of the targets grp (indices into out; their points and distances in
+// s.tj and s.tv, ordered) that lie in the last coarse bucket, positions b..e, which holds every
+// point beyond up (about a third of the row on MNIST): one sweep puts the bucket's points into
+// tailBuckets equal-width sub-buckets over [up, hi] and counts them, a second compares only the
+// points of the targets' own sub-buckets.
+func (s *rowOrder) tailRanks(grp []int32, b, e int32, out []int) {
+	m := int(e - b)
+	if cap(s.tb) < m {
+		s.tb = make([]uint16, s.nm)
+	}
+	if s.th == nil {
+		s.th, s.tmark = make([]int32, tailBuckets), make([]bool, tailBuckets)
+	}
+	if cap(s.tbx) < len(grp) {
+		s.tbx, s.tcnt = make([]uint16, len(s.tv)), make([]int32, len(s.tv))
+	}
+	tb, th, tmark := s.tb[:m], s.th, s.tmark
+	tv, tj, tbx, tcnt := s.tv[:len(grp)], s.tj[:len(grp)], s.tbx[:len(grp)], s.tcnt[:len(grp)]
+	up, ts, last := s.up, float64(tailBuckets)/(s.hi-s.up), float64(tailBuckets-1)
+	clear(th)
+	ks, ids := s.keys[b:e], s.ord[b:e]
+	for q, k := range ks {
+		u := uint16(min(max(k-up, 0)*ts, last)) // monotone in k
+		tb[q] = u
+		th[u]++
+	}
+	sum := int32(0)
+	for u, c := range th { // counts to starts
+		th[u] = sum
+		sum += c
+	}
+	for x, v := range tv {
+		u := uint16(min(max(v-up, 0)*ts, last))
+		tbx[x], tcnt[x] = u, 0
+		tmark[u] = true
+	}
+	for q, u := range tb {
+		if !tmark[u] {
+			continue
+		}
+		k, l := ks[q], ids[q]
+		for x, v := range tv {
+			if tbx[x] == u && (k < v || (k == v && l < tj[x])) {
+				tcnt[x]++
 			}
 		}
-		out[m] = int(n)
 	}
+	for x, mm := range grp {
+		out[mm] = int(b + th[tbx[x]] + tcnt[x] + 1)
+		tmark[tbx[x]] = false
+	}
+}
+
+// b2i is 1 for true, 0 for false (compiled without a branch).
+func b2i(b bool) int32 {
+	var i int32
+	if b {
+		i = 1
+	}
+	return i
 }
