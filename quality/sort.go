@@ -38,8 +38,6 @@ type rowOrder struct {
 	tmpI []int32
 	tmpK []float64
 	// scratch of the estimate and of ranksOf
-	nm         int // points per row
-	tb         []uint16
 	th         []int32
 	tmark      []bool
 	tbx        []uint16
@@ -64,7 +62,7 @@ const sampleSize = 512
 // 16 and 1024.
 func newRowOrder(n int) *rowOrder {
 	nc := 1 << min(max(bits.Len(uint(n))-8, 4), 10)
-	return &rowOrder{nc: nc, nm: n, cb: make([]uint16, n), cnt: make([]int32, nc+3), pos: make([]int32, nc+2),
+	return &rowOrder{nc: nc, cb: make([]uint16, n), cnt: make([]int32, nc+3), pos: make([]int32, nc+2),
 		ord: make([]int32, n+1), keys: make([]float64, n+1), rank: make([]int32, n),
 		smp: make([]float64, 0, sampleSize)}
 }
@@ -335,50 +333,42 @@ const tailBuckets = 256
 
 // tailRanks sets the ranks of the targets grp (indices into out; their points and distances in
 // s.tj and s.tv, ordered) that lie in the last coarse bucket, positions b..e, which holds every
-// point beyond up (about a third of the row on MNIST): one sweep puts the bucket's points into
-// tailBuckets equal-width sub-buckets over [up, hi] and counts them, a second compares only the
-// points of the targets' own sub-buckets.
+// point beyond up (about a third of the row on MNIST): one sweep counts the bucket's points in
+// tailBuckets equal-width sub-buckets over [up, hi] and compares with the targets only the points
+// of the targets' own sub-buckets.
 func (s *rowOrder) tailRanks(grp []int32, b, e int32, out []int) {
-	m := int(e - b)
-	if cap(s.tb) < m {
-		s.tb = make([]uint16, s.nm)
-	}
 	if s.th == nil {
 		s.th, s.tmark = make([]int32, tailBuckets), make([]bool, tailBuckets)
 	}
 	if cap(s.tbx) < len(grp) {
 		s.tbx, s.tcnt = make([]uint16, len(s.tv)), make([]int32, len(s.tv))
 	}
-	tb, th, tmark := s.tb[:m], s.th, s.tmark
+	th, tmark := s.th, s.tmark
 	tv, tj, tbx, tcnt := s.tv[:len(grp)], s.tj[:len(grp)], s.tbx[:len(grp)], s.tcnt[:len(grp)]
 	up, ts, last := s.up, float64(tailBuckets)/(s.hi-s.up), float64(tailBuckets-1)
 	clear(th)
-	ks, ids := s.keys[b:e], s.ord[b:e]
-	for q, k := range ks {
-		u := uint16(min(max(k-up, 0)*ts, last)) // monotone in k
-		tb[q] = u
-		th[u]++
-	}
-	sum := int32(0)
-	for u, c := range th { // counts to starts
-		th[u] = sum
-		sum += c
-	}
 	for x, v := range tv {
 		u := uint16(min(max(v-up, 0)*ts, last))
 		tbx[x], tcnt[x] = u, 0
 		tmark[u] = true
 	}
-	for q, u := range tb {
-		if !tmark[u] {
-			continue
-		}
-		k, l := ks[q], ids[q]
-		for x, v := range tv {
-			if tbx[x] == u && (k < v || (k == v && l < tj[x])) {
-				tcnt[x]++
+	ids := s.ord[b:e]
+	for q, k := range s.keys[b:e] {
+		u := uint16(min(max(k-up, 0)*ts, last)) // monotone in k
+		th[u]++
+		if tmark[u] {
+			l := ids[q]
+			for x, v := range tv {
+				if tbx[x] == u && (k < v || (k == v && l < tj[x])) {
+					tcnt[x]++
+				}
 			}
 		}
+	}
+	sum := int32(0)
+	for u, c := range th { // counts to starts
+		th[u] = sum
+		sum += c
 	}
 	for x, mm := range grp {
 		out[mm] = int(b + th[tbx[x]] + tcnt[x] + 1)
