@@ -29,11 +29,12 @@ import (
 // rank of such a point (a far neighbour for trustworthiness or continuity) is counted on its
 // bucket alone; the last bucket is split on demand (tailRanks).
 //
-// Cost, measured on rows of the full MNIST problem (BenchmarkMNISTRow; one core of the shared
-// 2-core machine under load, so absolute figures are inflated): about as fast as the single-level
-// counting sort on n fine buckets it replaced (within the ±10% noise of interleaved runs), with a
-// third of its bucket-count memory and no moved distances; its ordered list lets rankBase.rowRanked visit only the
-// points that contribute.
+// Cost, measured on 8 rows of the full MNIST problem (70,000 input and 2-D output distances),
+// interleaved with the single-level counting sort on n fine buckets it replaced, one core of the
+// shared 2-core machine at load 5: 10.8–12.0 against 16.0 ns per element when the row is already
+// in cache; ordering both rows of a freshly computed row pair 137–142 against 188–193 CPU seconds
+// per 70,000 rows. Its ordered list also lets rankBase.rowRanked visit only the points that
+// contribute (17 against 57 CPU seconds per 70,000 rows).
 type rowOrder struct {
 	nc   int       // coarse buckets over [lo, up]; bucket nc holds the points beyond up
 	cb   []uint16  // coarse bucket of every point; nc+1 for the point itself
