@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"path/filepath"
 	"testing"
@@ -62,6 +63,20 @@ func TestDeterministic(t *testing.T) {
 	b, err := e.Train(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
+	}
+	tr, va, err := e.Split(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Classes of 67, 67 and 66 rows: round(6.7) = round(6.6) = 7 held out of each.
+	if len(tr)+len(va) != 200 || len(va) != 21 {
+		t.Errorf("split %d + %d rows, want 179 + 21", len(tr), len(va))
+	}
+	c, _ := e.config(8, 3)
+	ref := newTrainer(c, d, 3)
+	ref.close()
+	if fmt.Sprint(ref.valid) != fmt.Sprint(va) {
+		t.Error("Split differs from the trainer's hold-out")
 	}
 	pa, _ := a.MarshalBinary()
 	pb, _ := b.MarshalBinary()

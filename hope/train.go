@@ -348,7 +348,7 @@ type trainer struct {
 
 func newTrainer(c config, d *dataset.Set, classes int) *trainer {
 	n, h := d.X.Dims()
-	t := &trainer{config: c, d: d, classes: classes, rng: rand.New(rand.NewPCG(c.Seed, 0x686f7065)), start: time.Now()}
+	t := &trainer{config: c, d: d, classes: classes, rng: newRand(c.Seed), start: time.Now()}
 	t.splitRows(n)
 	t.normaliser(h)
 	t.nbatch = max(1, len(t.train)/c.Batch)
@@ -404,36 +404,65 @@ func (t *trainer) close() { t.pool.close() }
 
 // splitRows holds out round(Validation·n_c) rows of every class, chosen by the seed.
 func (t *trainer) splitRows(n int) {
-	if t.Validation < 0 {
-		t.train = make([]int, n)
-		for i := range t.train {
-			t.train[i] = i
+	t.train, t.valid = splitRows(t.d.Labels, t.classes, t.Validation, t.Exemplars, t.rng)
+}
+
+func splitRows(labels []int, classes int, fraction float64, exemplars int, rng *rand.Rand) (train, valid []int) {
+	n := len(labels)
+	if fraction < 0 {
+		train = make([]int, n)
+		for i := range train {
+			train[i] = i
 		}
-		return
+		return train, nil
 	}
-	byClass := make([][]int, t.classes)
-	for i, l := range t.d.Labels {
+	byClass := make([][]int, classes)
+	for i, l := range labels {
 		byClass[l] = append(byClass[l], i)
 	}
 	hold := make([]bool, n)
 	for _, rows := range byClass {
-		k := int(math.Round(t.Validation * float64(len(rows))))
-		if len(rows)-k < max(t.Exemplars, 1) {
-			k = len(rows) - max(t.Exemplars, 1)
+		k := int(math.Round(fraction * float64(len(rows))))
+		if len(rows)-k < max(exemplars, 1) {
+			k = len(rows) - max(exemplars, 1)
 		}
-		t.rng.Shuffle(len(rows), func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })
+		rng.Shuffle(len(rows), func(a, b int) { rows[a], rows[b] = rows[b], rows[a] })
 		for _, i := range rows[:max(k, 0)] {
 			hold[i] = true
 		}
 	}
 	for i := range n {
 		if hold[i] {
-			t.valid = append(t.valid, i)
+			valid = append(valid, i)
 		} else {
-			t.train = append(t.train, i)
+			train = append(train, i)
 		}
 	}
+	return train, valid
 }
+
+// Split returns the training and validation rows that Train would use for d: the same seeded
+// per-class hold-out. It fails like Train on missing labels or bad settings.
+func (e Embedder) Split(d *dataset.Set) (train, valid []int, err error) {
+	if d == nil || !d.HasLabels() {
+		return nil, nil, dataset.Invalidf("hope: the data have no labels")
+	}
+	classes := 0
+	for i, l := range d.Labels {
+		if l < 0 {
+			return nil, nil, dataset.Invalidf("hope: row %d has no label; every training row needs one", i+1)
+		}
+		classes = max(classes, l+1)
+	}
+	c, err := e.config(d.Dim(), classes)
+	if err != nil {
+		return nil, nil, err
+	}
+	train, valid = splitRows(d.Labels, classes, c.Validation, c.Exemplars, newRand(c.Seed))
+	return train, valid, nil
+}
+
+func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x686f7065)) }
 
 // normaliser sets the per-feature mean and the scale (RMS norm of the centred rows) of the
 // training rows.

@@ -109,6 +109,9 @@ type HOPESet struct {
 	ExemplarKNNSeconds float64 // the same against the 20 embedded exemplars
 	InputKNNError      float64 // 5-NN in the input space against the training rows (NaN if skipped)
 	InputKNNSeconds    float64
+	// InputValidError is the input-space 5-NN error of the validation rows against the other
+	// training rows (NaN if skipped): how much harder the test set is than the validation split.
+	InputValidError float64
 }
 
 // HOPEReport is the HOPE reproduction.
@@ -241,7 +244,7 @@ func RunHOPE(ctx context.Context, c HOPEConfig, command string) (*HOPEReport, er
 func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*HOPESet, error) {
 	c.defaults()
 	set := strings.ToUpper(train.Name)
-	s := &HOPESet{Data: train.Name, NTrain: train.Len(), NTest: test.Len(), H: train.Dim(), ClassNames: train.ClassNames, TestLabels: test.Labels, InputKNNError: math.NaN()}
+	s := &HOPESet{Data: train.Name, NTrain: train.Len(), NTest: test.Len(), H: train.Dim(), ClassNames: train.ClassNames, TestLabels: test.Labels, InputKNNError: math.NaN(), InputValidError: math.NaN()}
 	lin, sig, jointEpochs, budgets := c.embedders(set)
 	logEpochs := func(what string) func(hope.Epoch) {
 		return func(ep hope.Epoch) {
@@ -313,7 +316,8 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 		TestError: te, ValidError: math.NaN(), Seconds: 0, Y: y, Exemplars: ey, ExLabels: sm.ExemplarLabels})
 	c.logf("%s k-means + S-HOPE: test 5-NN error %.2f%%", train.Name, 100*te)
 
-	// Joint exemplars, continuing from the S-HOPE map and its k-means exemplars.
+	// Joint exemplars, continuing from the S-HOPE map and its k-means exemplars; the history's
+	// times count from the start of the S-HOPE fit.
 	je := sig
 	je.Start, je.Epochs, je.Joint, je.MaxTime = sm, -1, true, budgets[2]
 	je.Factors, je.Hidden, je.Order = 0, 0, 0
@@ -321,6 +325,9 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 	jm, jsecs, err := fit(je, "S-HOPE joint")
 	if err != nil {
 		return nil, err
+	}
+	for i := range jm.History {
+		jm.History[i].Elapsed += time.Duration(secs * float64(time.Second))
 	}
 	jey := jm.ExemplarEmbedding()
 	te, y, _, err = testErr(jm, jey, jm.ExemplarLabels)
@@ -340,6 +347,14 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 			return nil, err
 		}
 		s.InputKNNError, s.InputKNNSeconds = e, time.Since(t0).Seconds()
+		tr, va, err := sig.Split(train)
+		if err != nil {
+			return nil, err
+		}
+		a, b := train.Subset(tr), train.Subset(va)
+		if s.InputValidError, err = hope.KNNError(ctx, a.X, a.Labels, b.X, b.Labels, 5, c.Workers); err != nil {
+			return nil, err
+		}
 	}
 	return s, nil
 }

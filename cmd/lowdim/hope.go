@@ -151,8 +151,9 @@ func drawHOPE(w io.Writer, path, title string, m lowdim.Model, d *dataset.Set) e
 
 const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE, S-HOPE, k-means + S-HOPE and S-HOPE with joint exemplars on\n" +
 	"    USPS and MNIST, 5-NN test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
-	"    speed-up of 20 exemplars and the test embeddings. Writes hope.md. About 2 hours on 2 cores\n" +
-	"    at -budget 1 (USPS 25 minutes, MNIST 90); -quick some seconds.\n"
+	"    speed-up of 20 exemplars and the test embeddings. Writes hope.md. About 35 minutes on one\n" +
+	"    busy core with -tags openblas (USPS 10, MNIST 25; each fit stops at its epoch cap or time\n" +
+	"    budget, whichever comes first); -quick some seconds.\n"
 
 // hopeReproduceFlags are the flags only reproduce hope takes.
 type hopeReproduceFlags struct {
