@@ -2,7 +2,6 @@ package linproj
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -20,6 +19,7 @@ import (
 	"lowdim/dataset"
 	"lowdim/internal/shared/sharedtest"
 	"lowdim/modelio"
+	"lowdim/modelio/modeliotest"
 )
 
 // readMatrix reads a whitespace-separated numeric text file; lines starting with '#' are
@@ -335,28 +335,30 @@ func TestPCASaveLoad(t *testing.T) {
 	}
 }
 
-// FuzzDecodePCA: the pca payload decoder never panics and only fails with ErrInvalid.
+// FuzzDecodePCA: the pca payload decoder never panics, fails only with ErrInvalid, and what it
+// accepts re-encodes to the same bytes.
 func FuzzDecodePCA(f *testing.F) {
 	m, err := fitPCA(context.Background(), randomData(6, 3, 9), 2, nil, routeAuto)
 	if err != nil {
 		f.Fatal(err)
 	}
 	p, _ := m.MarshalBinary()
-	f.Add(p)
-	f.Add(p[:len(p)/2])
-	f.Fuzz(func(t *testing.T, p []byte) {
-		got, err := decodePCA(1, p)
-		if err != nil {
-			if !errors.Is(err, dataset.ErrInvalid) {
-				t.Fatalf("error %v does not wrap ErrInvalid", err)
-			}
-			return
-		}
-		q, _ := got.(*PCAModel).MarshalBinary()
-		if !bytes.Equal(p, q) {
-			t.Fatal("re-encoding differs")
-		}
-	})
+	modeliotest.FuzzPayload(f, decodePCA, pcaVersion, nil, p)
+}
+
+// FuzzDecodeLinear: the same for the linproj (interactive projection) payload, from models
+// with and without control points.
+func FuzzDecodeLinear(f *testing.F) {
+	s, err := Interactive{}.Start(context.Background(), randomData(6, 3, 9))
+	if err != nil {
+		f.Fatal(err)
+	}
+	p0, _ := s.Model().MarshalBinary()
+	if err := s.SetControl(2, []float64{1, -1}); err != nil {
+		f.Fatal(err)
+	}
+	p1, _ := s.Model().MarshalBinary()
+	modeliotest.FuzzPayload(f, decodeLinear, linearVersion, nil, p0, p1)
 }
 
 func TestPCADeterministicAndProgress(t *testing.T) {

@@ -14,6 +14,7 @@ import (
 
 	"lowdim/dataset"
 	"lowdim/modelio"
+	"lowdim/modelio/modeliotest"
 )
 
 // TestObjectiveGradient compares the analytic gradient of the objective with central
@@ -338,24 +339,10 @@ func FuzzDecodeMixture(f *testing.F) {
 	if err != nil {
 		f.Fatal(err)
 	}
-	f.Add(p)
-	f.Add(p[:len(p)/2])
 	m.ClassNames, m.Validation = nil, nil
 	p2, _ := m.MarshalBinary()
-	f.Add(p2)
-	f.Fuzz(func(t *testing.T, p []byte) {
-		got, err := decodeMixture(1, p)
-		if err != nil {
-			if !errors.Is(err, dataset.ErrInvalid) {
-				t.Fatalf("error %v does not wrap ErrInvalid", err)
-			}
-			return
-		}
+	modeliotest.FuzzPayload(f, decodeMixture, dgmmVersion, func(t *testing.T, got any) {
 		mm := got.(*Mixture)
-		q, err := mm.MarshalBinary()
-		if err != nil || !bytes.Equal(p, q) {
-			t.Fatalf("re-encoding differs (%v)", err)
-		}
 		g, h, k := mm.Dims()
 		if g*h*k > 1<<12 {
 			return
@@ -369,5 +356,5 @@ func FuzzDecodeMixture(f *testing.F) {
 				t.Fatalf("posterior %v", post.RawRowView(0))
 			}
 		}
-	})
+	}, p, p2)
 }
