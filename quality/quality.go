@@ -64,6 +64,35 @@ type Report struct {
 	KNNError                  *float64 // nil without (known) labels
 }
 
+// Summary is a Report at its neighbourhood size: one number per measure, with the JSON keys of
+// `lowdim eval -json` (part of the CLI's contract, and of the web page's API).
+type Summary struct {
+	N                     int      `json:"n"`
+	Neighbors             int      `json:"neighbors"`
+	Trustworthiness       float64  `json:"trustworthiness"` // T(Neighbors)
+	Continuity            float64  `json:"continuity"`      // C(Neighbors)
+	SmoothedPrecisionLoss float64  `json:"smoothed_precision_loss"`
+	SmoothedRecallLoss    float64  `json:"smoothed_recall_loss"`
+	RankPrecisionLoss     float64  `json:"rank_precision_loss"`
+	RankRecallLoss        float64  `json:"rank_recall_loss"`
+	KNNError              *float64 `json:"knn_error"` // null without labels
+}
+
+// Summary returns the report's numbers at k = Neighbors.
+func (r *Report) Summary() Summary {
+	return Summary{
+		N:                     r.N,
+		Neighbors:             r.Neighbors,
+		Trustworthiness:       r.Trustworthiness[len(r.Trustworthiness)-1],
+		Continuity:            r.Continuity[len(r.Continuity)-1],
+		SmoothedPrecisionLoss: r.SmoothedPrecisionLoss,
+		SmoothedRecallLoss:    r.SmoothedRecallLoss,
+		RankPrecisionLoss:     r.RankPrecisionLoss,
+		RankRecallLoss:        r.RankRecallLoss,
+		KNNError:              r.KNNError,
+	}
+}
+
 // check validates the pair (x, y) and returns n.
 func check(x, y *mat.Dense, k int) (int, error) {
 	if x == nil || y == nil {

@@ -413,21 +413,13 @@ func (h *Handler) getUncertainty(w http.ResponseWriter, r *http.Request, s *sess
 // rows, or the seeded subsample), with each row's smoothed precision and recall loss. The keys
 // of the measures are those of lowdim eval -json.
 type qualityJSON struct {
-	Revision              int       `json:"revision"`
-	N                     int       `json:"n"`
-	Sampled               bool      `json:"sampled"`
-	Neighbors             int       `json:"neighbors"`
-	Trustworthiness       float64   `json:"trustworthiness"`
-	Continuity            float64   `json:"continuity"`
-	SmoothedPrecisionLoss float64   `json:"smoothed_precision_loss"`
-	SmoothedRecallLoss    float64   `json:"smoothed_recall_loss"`
-	RankPrecisionLoss     float64   `json:"rank_precision_loss"`
-	RankRecallLoss        float64   `json:"rank_recall_loss"`
-	KNNError              *float64  `json:"knn_error"`
-	Rows                  []int     `json:"rows,omitempty"` // the records measured, when sampled
-	Precision             []float64 `json:"precision"`      // per quality row: KL(q_i‖p_i)
-	Recall                []float64 `json:"recall"`         // per quality row: KL(p_i‖q_i)
-	Seconds               float64   `json:"seconds"`
+	Revision        int       `json:"revision"`
+	quality.Summary           // n is the number of rows measured
+	Sampled         bool      `json:"sampled"`
+	Rows            []int     `json:"rows,omitempty"` // the records measured, when sampled
+	Precision       []float64 `json:"precision"`      // per quality row: KL(q_i‖p_i)
+	Recall          []float64 `json:"recall"`         // per quality row: KL(p_i‖q_i)
+	Seconds         float64   `json:"seconds"`
 }
 
 func (h *Handler) getQuality(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -470,13 +462,8 @@ func (h *Handler) getQuality(w http.ResponseWriter, r *http.Request, s *session)
 	if err != nil {
 		return err
 	}
-	out := qualityJSON{
-		Revision: rev, N: m, Sampled: h.sample != nil, Neighbors: rep.Neighbors,
-		Trustworthiness: rep.Trustworthiness[rep.Neighbors-1], Continuity: rep.Continuity[rep.Neighbors-1],
-		SmoothedPrecisionLoss: rep.SmoothedPrecisionLoss, SmoothedRecallLoss: rep.SmoothedRecallLoss,
-		RankPrecisionLoss: rep.RankPrecisionLoss, RankRecallLoss: rep.RankRecallLoss, KNNError: rep.KNNError,
-		Rows: h.sample, Precision: prec, Recall: rec, Seconds: time.Since(start).Seconds(),
-	}
+	out := qualityJSON{Revision: rev, Summary: rep.Summary(), Sampled: h.sample != nil,
+		Rows: h.sample, Precision: prec, Recall: rec, Seconds: time.Since(start).Seconds()}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
