@@ -228,7 +228,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 	p("- Started %s; total wall time %s\n", r.Started.UTC().Format(time.RFC3339), secs(r.Seconds))
 	p("- Seed %d: it seeds the text subsamples (PCG stream 0x70652d74), the random PE starts (seeds %d … %d), SNE, the soft-NN examples, LDA, the synthetic posteriors and the tiling of the timing section (PCG stream 0x74696c65). Same seed, same report apart from the wall times.\n",
 		c.Seed, c.Seed+1, c.Seed+uint64(c.Seeds))
-	p("- PE settings: the pe package's defaults — η_r = 0.1 and η_φ = 0.01·n (the paper's η_φ = 50 at its n = 5,000; pe scales it with n so that the picture does not depend on n), Φ from classical MDS of the class profiles unless a random start is named, tolerance 10⁻⁶·n on ∂J/∂Φ. ")
+	p("- PE settings: the pe package's defaults — η_r = 0.1 and η_φ = 0.01·n (the paper's η_φ = 50 at its n = 5,000; pe scales it with n so that the picture does not depend on n), Φ from the lowest J of the classical-MDS start (class profiles) and 4 seeded random starts unless a single start is named, tolerance 10⁻⁶·n on ∂J/∂Φ. ")
 	p("The paper's text experiment used naive Bayes class priors; we pass them as π (class frequencies). Soft-NN posteriors (equal priors) and LDA word posteriors get uniform π.\n\n")
 
 	p("## Data\n\n")
