@@ -146,8 +146,7 @@ type Session struct {
 	post   *mat.Dense // M_post = M + C A, D×H
 	ax     []float64  // n×m, row i = (A Xᵀ)ᵀ_i = K^† b_i; valid when axOK
 	axOK   bool
-	moves  int       // moves since the session started (see Move)
-	scrM   mat.Dense // scratch for the gain
+	moves  int // moves since the session started (see Move)
 	scrEig mat.EigenSym
 }
 
