@@ -14,6 +14,7 @@ import (
 	"lowdim"
 	"lowdim/dataset"
 	"lowdim/modelio"
+	"lowdim/modelio/modeliotest"
 )
 
 var (
@@ -277,21 +278,7 @@ func FuzzDecodeHOPE(f *testing.F) {
 		f.Fatal(err)
 	}
 	p, _ := m.MarshalBinary()
-	f.Add(p)
-	f.Add(p[:len(p)/2])
-	f.Fuzz(func(t *testing.T, p []byte) {
-		got, err := decodeHOPE(1, p)
-		if err != nil {
-			if !errors.Is(err, dataset.ErrInvalid) {
-				t.Fatalf("error %v does not wrap ErrInvalid", err)
-			}
-			return
-		}
-		q, _ := got.(*Model).MarshalBinary()
-		if !bytes.Equal(p, q) {
-			t.Fatal("re-encoding differs")
-		}
-	})
+	modeliotest.FuzzPayload(f, decodeHOPE, 1, nil, p)
 }
 
 // A Start model continues: Epochs < 0 skips the map's training, the joint stage starts from the
