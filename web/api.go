@@ -295,32 +295,31 @@ func (c *controlJSON) check(noPos bool) error {
 }
 
 func (h *Handler) postControl(w http.ResponseWriter, r *http.Request, s *session) error {
-	var c controlJSON
-	return h.change(w, r, s, &c, func(lin *linproj.Session) error {
-		if err := c.check(false); err != nil {
-			return err
-		}
+	return h.controlChange(w, r, s, false, func(lin *linproj.Session, c *controlJSON) error {
 		return lin.SetControl(*c.Record, c.Pos)
 	})
 }
 
 func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) error {
-	var c controlJSON
-	return h.change(w, r, s, &c, func(lin *linproj.Session) error {
-		if err := c.check(false); err != nil {
-			return err
-		}
+	return h.controlChange(w, r, s, false, func(lin *linproj.Session, c *controlJSON) error {
 		return lin.Move(*c.Record, c.Pos)
 	})
 }
 
 func (h *Handler) postRemove(w http.ResponseWriter, r *http.Request, s *session) error {
+	return h.controlChange(w, r, s, true, func(lin *linproj.Session, c *controlJSON) error {
+		return lin.Remove(*c.Record)
+	})
+}
+
+// controlChange decodes and checks a control body (no "pos" when noPos), then applies fn.
+func (h *Handler) controlChange(w http.ResponseWriter, r *http.Request, s *session, noPos bool, fn func(*linproj.Session, *controlJSON) error) error {
 	var c controlJSON
 	return h.change(w, r, s, &c, func(lin *linproj.Session) error {
-		if err := c.check(true); err != nil {
+		if err := c.check(noPos); err != nil {
 			return err
 		}
-		return lin.Remove(*c.Record)
+		return fn(lin, &c)
 	})
 }
 
