@@ -237,6 +237,7 @@ func TestNoAllocations(t *testing.T) {
 	for _, e := range []Embedder{
 		{Sigmoid: true, Factors: 30, Hidden: 20, Batch: 60, Optimizer: Adam, Exemplars: 2, Joint: true},
 		{Factors: 30, Batch: 60, Optimizer: Adam},
+		{Sigmoid: true, Factors: 30, Hidden: 20, Batch: 60, Optimizer: Adam, Augment: Augment{Shift: 1, Rotate: 5, Width: 5, Height: 4}},
 	} {
 		tr := testTrainer(t, e, d)
 		if e.Joint {

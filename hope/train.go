@@ -87,6 +87,11 @@ type Embedder struct {
 	// a negative value means none (the last epoch is kept).
 	Validation float64
 
+	// Augment, for image rows, moves (and optionally turns) every training row by a fresh
+	// random amount each time it enters a mini-batch; the zero value means no augmentation.
+	// The validation rows are held out before and never altered.
+	Augment Augment
+
 	// Exemplars per class s (z = s·K in all); 0 means none. They start from supervised
 	// k-means (s centres inside each class, input space).
 	Exemplars int
@@ -213,6 +218,11 @@ func (e Embedder) config(in, classes int) (config, error) {
 	if c.Joint && c.Exemplars == 0 {
 		return c, dataset.Invalidf("hope: joint exemplar learning needs exemplars per class")
 	}
+	aug, err := c.Augment.check(in)
+	if err != nil {
+		return c, err
+	}
+	c.Augment = aug
 	c.sh = shape{in: in, f: c.Factors, m: c.Hidden, dim: c.Dim, order: c.Order}
 	if !c.Sigmoid {
 		c.sh.m = 0
@@ -311,6 +321,7 @@ type trainer struct {
 	nbatch       int
 	maxRows      int
 
+	aug   *augmenter // nil without augmentation
 	net   *net
 	obj   *objective
 	pool  *pool
@@ -351,6 +362,9 @@ func newTrainer(c config, d *dataset.Set, classes int) *trainer {
 	t := &trainer{config: c, d: d, classes: classes, rng: newRand(c.Seed), start: time.Now()}
 	t.splitRows(n)
 	t.normaliser(h)
+	if c.Augment.on() {
+		t.aug = newAugmenter(c.Augment, t.background(), c.Seed)
+	}
 	t.nbatch = max(1, len(t.train)/c.Batch)
 	t.maxRows = 0
 	for b := range t.nbatch {
@@ -485,12 +499,24 @@ func (t *trainer) normaliser(h int) {
 	}
 }
 
+// background is the smallest value of the training rows: the fill of augmented images.
+func (t *trainer) background() float64 {
+	bg := math.Inf(1)
+	for _, i := range t.train {
+		bg = min(bg, floats.Min(t.d.X.RawRowView(i)))
+	}
+	return bg
+}
+
 // fill writes the normalised training row i (with bias) into row a of the net's input.
-func (t *trainer) fill(a, i int) {
+func (t *trainer) fill(a, i int) { t.fillRow(a, t.d.X.RawRowView(i)) }
+
+// fillRow writes the normalised row x (with bias) into row a of the net's input.
+func (t *trainer) fillRow(a int, x []float64) {
 	cols := t.sh.cols()
 	dst := t.net.x[a*cols : (a+1)*cols]
 	inv := 1 / t.scale
-	for j, v := range t.d.X.RawRowView(i) {
+	for j, v := range x {
 		dst[j] = (v - t.mean[j]) * inv
 	}
 	dst[t.sh.in] = 1
@@ -649,7 +675,11 @@ func (t *trainer) load() int {
 	r := t.batchHi - t.batchLo
 	clear(t.classCount)
 	for a, i := range t.perm[t.batchLo:t.batchHi] {
-		t.fill(a, i)
+		if t.aug != nil {
+			t.fillRow(a, t.aug.apply(t.d.X.RawRowView(i)))
+		} else {
+			t.fill(a, i)
+		}
 		l := t.d.Labels[i]
 		t.batchLab[a] = l
 		t.classCount[l]++
