@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -26,6 +27,9 @@ type hopeFlags struct {
 	joint                                                         bool
 	validation, rate                                              float64
 	maxTime                                                       time.Duration
+	augShift                                                      int
+	augRotate                                                     float64
+	image                                                         string
 }
 
 // hopeMethods names the methods that take the hope flags.
@@ -44,9 +48,31 @@ func (f *hopeFlags) register(fs *flag.FlagSet) {
 	fs.Float64Var(&f.rate, "rate", 0, fmt.Sprintf("-optimizer adam: learning rate (default %g)", hope.DefaultLearningRate))
 	fs.Float64Var(&f.validation, "validation", 0, fmt.Sprintf("-method hope|shope: fraction of each class held out to keep the best epoch (default %g; negative: none, keep the last)", hope.DefaultValidation))
 	fs.DurationVar(&f.maxTime, "max-time", 0, "-method hope|shope: stop training after the first epoch past this `duration` (e.g. 15m; default no limit)")
+	fs.IntVar(&f.augShift, "augment-shift", 0, "-method hope|shope, image rows: move every training row by a fresh random shift of up to this many `pixels` along each axis whenever it enters a mini-batch (default 0: none)")
+	fs.Float64Var(&f.augRotate, "augment-rotate", 0, "-method hope|shope, image rows: also turn every training row by a fresh random angle of up to this many `degrees` (at most 45; default 0: none)")
+	fs.StringVar(&f.image, "image", "", "-augment-shift, -augment-rotate: image shape `WxH` of the rows, stored row by row (default: square, side √features)")
 }
 
-var hopeOnly = []string{"order", "factors", "hidden", "exemplars", "joint", "joint-epochs", "epochs", "batch", "optimizer", "rate", "validation", "max-time"}
+var hopeOnly = []string{"order", "factors", "hidden", "exemplars", "joint", "joint-epochs", "epochs", "batch", "optimizer", "rate", "validation", "max-time",
+	"augment-shift", "augment-rotate", "image"}
+
+// imageShape parses -image WxH; "" is 0×0 (square images).
+func imageShape(s string) (w, h int, err error) {
+	if s == "" {
+		return 0, 0, nil
+	}
+	a, b, ok := strings.Cut(strings.ToLower(s), "x")
+	if ok {
+		w, err = strconv.Atoi(a)
+		if err == nil {
+			h, err = strconv.Atoi(b)
+		}
+	}
+	if !ok || err != nil || w < 1 || h < 1 {
+		return 0, 0, usagef("-image: expected the image shape as WIDTHxHEIGHT (e.g. 16x16), found %q", s)
+	}
+	return w, h, nil
+}
 
 // check validates the flags that do not need data.
 func (f *hopeFlags) check(set map[string]bool, method string) error {
@@ -87,8 +113,15 @@ func (f *hopeFlags) check(set map[string]bool, method string) error {
 		return usagef("-validation: expected a fraction below 0.9, found %g", f.validation)
 	case f.maxTime < 0:
 		return usagef("-max-time: expected a positive duration, found %v", f.maxTime)
+	case f.augShift < 0:
+		return usagef("-augment-shift: expected a non-negative number of pixels, found %d", f.augShift)
+	case !(f.augRotate >= 0 && f.augRotate <= 45):
+		return usagef("-augment-rotate: expected 0 to 45 degrees, found %g", f.augRotate)
+	case set["image"] && f.augShift == 0 && f.augRotate == 0:
+		return usagef("-image: only with -augment-shift or -augment-rotate")
 	}
-	return nil
+	_, _, err := imageShape(f.image)
+	return err
 }
 
 // embedder builds the (S-)HOPE embedder; epochs are reported on w.
@@ -97,7 +130,10 @@ func (f *hopeFlags) embedder(sigmoid bool, seed uint64, progress lowdim.Progress
 		Sigmoid: sigmoid, Order: f.order, Factors: f.factors, Hidden: f.hidden, Epochs: f.epochs, Batch: f.batch,
 		LearningRate: f.rate, MaxTime: f.maxTime, Validation: f.validation, Exemplars: f.exemplars, Joint: f.joint,
 		JointEpochs: f.jointEpochs, Seed: seed, Progress: progress,
+		Augment: hope.Augment{Shift: f.augShift, Rotate: f.augRotate},
 	}
+	// check has accepted f.image.
+	e.Augment.Width, e.Augment.Height, _ = imageShape(f.image)
 	if f.optimizer == "cg" {
 		e.Optimizer = hope.CG
 	}

@@ -93,6 +93,36 @@ func TestHOPEEmbedTransform(t *testing.T) {
 	}
 }
 
+// -augment-shift trains on shifted rows: the same seed gives the same output, which differs
+// from the output without augmentation; -image gives a non-square shape.
+func TestHOPEAugment(t *testing.T) {
+	dir := t.TempDir()
+	in := blobFile(t, dir, "train.csv", 90, 9, 3, false) // rows of 9 features: 3×3 images
+	base := []string{"embed", "-method", "shope", "-factors", "6", "-hidden", "5", "-epochs", "3", "-batch", "30"}
+	plain, stderr, status := runCLI(t, "", append(base, in)...)
+	if status != 0 {
+		t.Fatalf("status %d: %s", status, stderr)
+	}
+	aug := append(append([]string(nil), base...), "-augment-shift", "1", "-augment-rotate", "10", in)
+	a1, stderr, s1 := runCLI(t, "", aug...)
+	a2, _, s2 := runCLI(t, "", aug...)
+	if s1 != 0 || s2 != 0 {
+		t.Fatalf("status %d, %d: %s", s1, s2, stderr)
+	}
+	if a1 != a2 {
+		t.Error("the same seed gave different output with augmentation")
+	}
+	if a1 == plain {
+		t.Error("-augment-shift 1 gave the output of a fit without augmentation")
+	}
+	if _, stderr, status := runCLI(t, "", append(append([]string(nil), base...), "-augment-shift", "2", "-image", "9x1", in)...); status != 2 || !strings.Contains(stderr, "less than the image's side") {
+		t.Errorf("shift 2 on 9×1 images: status %d, %q", status, stderr)
+	}
+	if _, stderr, status := runCLI(t, "", append(append([]string(nil), base...), "-augment-rotate", "5", "-image", "9x1", in)...); status != 0 {
+		t.Errorf("turns of 9×1 images: status %d, %q", status, stderr)
+	}
+}
+
 // Bad input: the message says what is wrong, the status is 2 and no output file appears.
 func TestHOPEBadInput(t *testing.T) {
 	dir := t.TempDir()
@@ -118,6 +148,14 @@ func TestHOPEBadInput(t *testing.T) {
 		{"joint without exemplars", []string{"embed", "-method", "shope", "-joint", "-o", out, good}, "-joint"},
 		{"hope flag for pca", []string{"embed", "-method", "pca", "-order", "2", "-o", out, good}, "-order"},
 		{"feature count", []string{"transform", "-model", model, "-o", out, wide}, "5 features but the model was fitted on 4"},
+		{"augment a non-square row", []string{"embed", "-method", "shope", "-augment-shift", "1", "-o", out, wide}, "not a square image"},
+		{"shift ≥ side", []string{"embed", "-method", "shope", "-augment-shift", "2", "-o", out, good}, "less than the image's side"},
+		{"image of another size", []string{"embed", "-method", "shope", "-augment-shift", "1", "-image", "3x3", "-o", out, good}, "9 pixels"},
+		{"bad -image", []string{"embed", "-method", "shope", "-augment-shift", "1", "-image", "4by1", "-o", out, good}, "-image"},
+		{"-image alone", []string{"embed", "-method", "shope", "-image", "2x2", "-o", out, good}, "-image"},
+		{"negative shift", []string{"embed", "-method", "shope", "-augment-shift", "-1", "-o", out, good}, "-augment-shift"},
+		{"rotation beyond 45", []string{"embed", "-method", "shope", "-augment-rotate", "90", "-o", out, good}, "-augment-rotate"},
+		{"augment for pca", []string{"embed", "-method", "pca", "-augment-shift", "1", "-o", out, good}, "-augment-shift"},
 	} {
 		_, stderr, status := runCLI(t, "", c.args...)
 		if status != 2 || !strings.Contains(stderr, c.want) {
