@@ -18,6 +18,11 @@ const meanChunk = 2048
 // i ≠ j (0 when n < 2). Every unordered pair is computed once, so it costs half a pass of Rows; the
 // partial sums are added in a fixed order, so the result does not depend on the number of workers.
 func MeanDistance(ctx context.Context, x *mat.Dense, opt Options) (float64, error) {
+	return meanDistance(ctx, x, opt, blas.I8Native)
+}
+
+// meanDistance is MeanDistance with the int8 path allowed or not (tests compare the two).
+func meanDistance(ctx context.Context, x *mat.Dense, opt Options, allowI8 bool) (float64, error) {
 	n, d, err := check(x)
 	if err != nil {
 		return 0, err
@@ -27,7 +32,7 @@ func MeanDistance(ctx context.Context, x *mat.Dense, opt Options) (float64, erro
 	}
 	var src *source
 	if d > directMax {
-		src = prepare(x)
+		src = prepareWith(x, allowI8)
 	}
 	blockRows := blockRowsFor(n)
 	// tasks: (row block, first column), columns from the block's first row on.
@@ -54,8 +59,13 @@ func MeanDistance(ctx context.Context, x *mat.Dense, opt Options) (float64, erro
 			defer wg.Done()
 			var prod []float64
 			var prod32 []float32
+			var prodI []int32
+			var pa blas.I8A
+			packed := -1 // first row of the block held in pa
 			if src != nil {
-				if src.f32 != nil {
+				if src.i8 != nil {
+					prodI = make([]int32, blockRows*meanChunk)
+				} else if src.f32 != nil {
 					prod32 = make([]float32, blockRows*meanChunk)
 				} else {
 					prod = make([]float64, blockRows*meanChunk)
@@ -76,6 +86,18 @@ func MeanDistance(ctx context.Context, x *mat.Dense, opt Options) (float64, erro
 				switch {
 				case src == nil:
 					s = directSum(x, tk.lo, tk.hi, tk.c0, tk.c1)
+				case src.i8 != nil:
+					if packed != tk.lo { // tasks come in order: a worker often gets the same block again
+						pa.PackRows(src.i8, tk.lo, tk.hi)
+						packed = tk.lo
+					}
+					blas.I8NT(prodI, nc, &pa, src.i8, tk.c0, tk.c1)
+					for i := tk.lo; i < tk.hi; i++ {
+						j0 := max(tk.c0, i+1)
+						if j0 < tk.c1 {
+							s += blas.SqrtSum(src.sq[i], src.sq[j0:tk.c1], prodI[(i-tk.lo)*nc+j0-tk.c0:])
+						}
+					}
 				case src.f32 != nil:
 					dc := src.cols
 					blas.SgemmNT(tk.hi-tk.lo, nc, dc, 1, src.f32[tk.lo*dc:], dc, src.f32[tk.c0*dc:], dc, 0, prod32, nc)

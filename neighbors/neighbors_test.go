@@ -5,12 +5,15 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/blas"
 )
 
 // naive returns the k nearest other rows of row i by sorting all exact distances.
@@ -191,15 +194,17 @@ func TestConstantColumns(t *testing.T) {
 	}
 }
 
-// TestIntegerPathsExact: integer data takes an exact path whatever its range — single precision
-// products when Σ_c max|x_c − shift_c|² < 2²⁴ (pixel values 0..255 over 717 columns, MNIST's
-// shape, bound 717·128²), double precision otherwise (values up to 4095) — and every distance
-// equals the direct one exactly.
+// TestIntegerPathsExact: integer data takes an exact path whatever its range — int8 products when
+// every column spans at most 255 (pixel values 0..255 over 717 columns, MNIST's shape) and the
+// int8 path is allowed (it is by default when blas.I8Native), single precision products when
+// Σ_c max|x_c − shift_c|² < 2²⁴ (bound 717·128²), double precision otherwise (values up to 4095)
+// — and every distance equals the direct one exactly.
 func TestIntegerPathsExact(t *testing.T) {
 	for _, c := range []struct {
-		top    int
-		wide32 bool
-	}{{256, true}, {4096, false}} {
+		top        int
+		allowI8    bool
+		i8, wide32 bool
+	}{{256, false, false, true}, {256, true, true, false}, {4096, true, false, false}} {
 		const n, d = 300, 717
 		r := rand.New(rand.NewPCG(uint64(c.top), 9))
 		x := mat.NewDense(n, d, nil)
@@ -208,10 +213,15 @@ func TestIntegerPathsExact(t *testing.T) {
 				x.Set(i, k, float64(r.IntN(c.top)))
 			}
 		}
-		if src := prepare(x); (src.f32 != nil) != c.wide32 {
-			t.Fatalf("values 0..%d: single precision path %v, want %v", c.top-1, src.f32 != nil, c.wide32)
+		src := prepareWith(x, c.allowI8)
+		if (src.i8 != nil) != c.i8 || (src.f32 != nil) != c.wide32 {
+			t.Fatalf("values 0..%d, int8 allowed %v: int8 path %v, single precision path %v; want %v, %v",
+				c.top-1, c.allowI8, src.i8 != nil, src.f32 != nil, c.i8, c.wide32)
 		}
-		err := Rows(context.Background(), x, Options{}, func(_, i int, row []float64) error {
+		if c.allowI8 && c.top == 256 && (prepare(x).i8 != nil) != blas.I8Native {
+			t.Fatalf("prepare: int8 path %v with blas.I8Native %v", prepare(x).i8 != nil, blas.I8Native)
+		}
+		err := rows(context.Background(), x, src, Options{}, "test", func(_, i int, row []float64) error {
 			for j, v := range row {
 				if want := dist2(x.RawRowView(i), x.RawRowView(j)); v != want {
 					t.Errorf("values 0..%d (%d,%d): %g, want exactly %g", c.top-1, i, j, v, want)
@@ -224,6 +234,101 @@ func TestIntegerPathsExact(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// rowsOf returns every row of squared distances of x computed from src.
+func rowsOf(t *testing.T, x *mat.Dense, src *source) [][]float64 {
+	n, _ := x.Dims()
+	out := make([][]float64, n)
+	err := rows(context.Background(), x, src, Options{Workers: 2}, "test", func(_, i int, row []float64) error {
+		out[i] = append([]float64(nil), row...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// sameRows compares two sets of rows bit for bit.
+func sameRows(t *testing.T, what string, a, b [][]float64) {
+	for i := range a {
+		for j := range a[i] {
+			if math.Float64bits(a[i][j]) != math.Float64bits(b[i][j]) {
+				t.Fatalf("%s (%d,%d): int8 path %v, single precision path %v", what, i, j, a[i][j], b[i][j])
+			}
+		}
+	}
+}
+
+// TestI8RowsBitIdentical: the int8 path (blas.I8NT, natively or by its Go loop) gives bit for bit
+// the rows of the single precision path, on random small integers (columns of range 255 and
+// narrower, negative and offset ones, more rows than a block, a block size that is not a multiple
+// of the kernel's 8 rows) and on a sample of MNIST; MeanDistance agrees to rounding and does not
+// depend on the number of workers.
+func TestI8RowsBitIdentical(t *testing.T) {
+	const n, d = 700, 37
+	r := rand.New(rand.NewPCG(21, 22))
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		for c := 0; c < d; c++ {
+			switch c % 4 {
+			case 0:
+				x.Set(i, c, float64(r.IntN(256))) // 0..255, the full int8 span
+			case 1:
+				x.Set(i, c, float64(r.IntN(256)-1000)) // offset and negative
+			case 2:
+				x.Set(i, c, float64(r.IntN(3))) // narrow
+			default:
+				x.Set(i, c, float64(r.IntN(256)+7)*float64(1-2*(c%2))) // −262..−7 or 7..262
+			}
+		}
+	}
+	a, b := prepareWith(x, true), prepareWith(x, false)
+	if a.i8 == nil || b.f32 == nil {
+		t.Fatalf("paths: int8 %v, single precision %v; want both", a.i8 != nil, b.f32 != nil)
+	}
+	sameRows(t, "random", rowsOf(t, x, a), rowsOf(t, x, b))
+	for _, w := range []int{1, 3} {
+		m8, err := meanDistance(context.Background(), x, Options{Workers: w}, true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m32, err := meanDistance(context.Background(), x, Options{Workers: w}, false)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// 1e-14: the same correctly rounded square roots summed in different orders (n² terms).
+		if math.Abs(m8-m32) > 1e-14*m32 {
+			t.Errorf("workers %d: mean distance %v on the int8 path, %v on the single precision path", w, m8, m32)
+		}
+	}
+
+	x = mnistSample(t, map[bool]int{true: 1500, false: 400}[blas.I8Native])
+	a, b = prepareWith(x, true), prepareWith(x, false)
+	if a.i8 == nil || b.f32 == nil {
+		t.Fatalf("MNIST paths: int8 %v, single precision %v; want both", a.i8 != nil, b.f32 != nil)
+	}
+	sameRows(t, "MNIST", rowsOf(t, x, a), rowsOf(t, x, b))
+}
+
+// mnistSample returns n MNIST training images, evenly spaced (skipping the test when the shared
+// data directory is absent).
+func mnistSample(t *testing.T, n int) *mat.Dense {
+	p := filepath.Join("..", "..", "shared", "data", "mnist", "train-images-idx3-ubyte.gz")
+	if _, err := os.Stat(p); err != nil {
+		t.Skip("MNIST (../shared/data/mnist beside the repository) is absent")
+	}
+	s, err := dataset.LoadIDX(p, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, d := s.X.Dims()
+	x := mat.NewDense(n, d, nil)
+	for i := 0; i < n; i++ {
+		x.SetRow(i, s.X.RawRowView(i*(all/n)))
+	}
+	return x
 }
 
 // MeanDistance agrees with the mean of the square roots of the direct distances, on every path
