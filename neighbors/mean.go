@@ -57,19 +57,9 @@ func meanDistance(ctx context.Context, x *mat.Dense, opt Options, allowI8 bool) 
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var prod []float64
-			var prod32 []float32
-			var prodI []int32
-			var pa blas.I8A
-			packed := -1 // first row of the block held in pa
+			var buf *meanBuf
 			if src != nil {
-				if src.i8 != nil {
-					prodI = make([]int32, blockRows*meanChunk)
-				} else if src.f32 != nil {
-					prod32 = make([]float32, blockRows*meanChunk)
-				} else {
-					prod = make([]float64, blockRows*meanChunk)
-				}
+				buf = src.newMeanBuf(blockRows)
 			}
 			for {
 				t := int(next.Add(1) - 1)
@@ -81,39 +71,11 @@ func meanDistance(ctx context.Context, x *mat.Dense, opt Options, allowI8 bool) 
 					return
 				}
 				tk := tasks[t]
-				nc := tk.c1 - tk.c0
 				var s float64
-				switch {
-				case src == nil:
+				if src == nil {
 					s = directSum(x, tk.lo, tk.hi, tk.c0, tk.c1)
-				case src.i8 != nil:
-					if packed != tk.lo { // tasks come in order: a worker often gets the same block again
-						pa.PackRows(src.i8, tk.lo, tk.hi)
-						packed = tk.lo
-					}
-					blas.I8NT(prodI, nc, &pa, src.i8, tk.c0, tk.c1)
-					for i := tk.lo; i < tk.hi; i++ {
-						j0 := max(tk.c0, i+1)
-						if j0 < tk.c1 {
-							s += blas.SqrtSum(src.sq[i], src.sq[j0:tk.c1], prodI[(i-tk.lo)*nc+j0-tk.c0:])
-						}
-					}
-				case src.f32 != nil:
-					dc := src.cols
-					blas.SgemmNT(tk.hi-tk.lo, nc, dc, 1, src.f32[tk.lo*dc:], dc, src.f32[tk.c0*dc:], dc, 0, prod32, nc)
-					for i := tk.lo; i < tk.hi; i++ {
-						g := prod32[(i-tk.lo)*nc : (i-tk.lo+1)*nc]
-						j0 := max(tk.c0, i+1)
-						s += sqrtSum32(src.sq[i], src.sq[j0:tk.c1], g[j0-tk.c0:])
-					}
-				default:
-					dc := src.cols
-					blas.DgemmNT(tk.hi-tk.lo, nc, dc, 1, src.f64[tk.lo*dc:], dc, src.f64[tk.c0*dc:], dc, 0, prod, nc)
-					for i := tk.lo; i < tk.hi; i++ {
-						g := prod[(i-tk.lo)*nc : (i-tk.lo+1)*nc]
-						j0 := max(tk.c0, i+1)
-						s += sqrtSum64(src.sq[i], src.sq[j0:tk.c1], g[j0-tk.c0:])
-					}
+				} else {
+					s = src.meanTask(tk.lo, tk.hi, tk.c0, tk.c1, buf)
 				}
 				sums[t] = s
 				opt.Progress.Report("mean distance", int(done.Add(1)), len(tasks))
@@ -132,6 +94,62 @@ func meanDistance(ctx context.Context, x *mat.Dense, opt Options, allowI8 bool) 
 		total += s
 	}
 	return 2 * total / (float64(n) * float64(n-1)), nil
+}
+
+// meanBuf holds one worker's buffers for source.meanTask.
+type meanBuf struct {
+	prod   []float64
+	prod32 []float32
+	prodI  []int32
+	pa     blas.I8A
+	packed int // first row of the block packed in pa (−1: none)
+}
+
+// newMeanBuf allocates the buffers of tasks of up to rows rows and meanChunk columns.
+func (src *source) newMeanBuf(rows int) *meanBuf {
+	switch {
+	case src.i8 != nil:
+		return &meanBuf{prodI: make([]int32, rows*meanChunk), packed: -1}
+	case src.f32 != nil:
+		return &meanBuf{prod32: make([]float32, rows*meanChunk)}
+	default:
+		return &meanBuf{prod: make([]float64, rows*meanChunk)}
+	}
+}
+
+// meanTask returns Σ ‖x_i − x_j‖ over the rows lo ≤ i < hi and the columns max(c0, i+1) ≤ j < c1
+// (c1 − c0 ≤ meanChunk).
+func (src *source) meanTask(lo, hi, c0, c1 int, buf *meanBuf) float64 {
+	nc, dc, sq := c1-c0, src.cols, src.sq
+	var s float64
+	switch {
+	case src.i8 != nil:
+		if buf.packed != lo { // tasks come in order: a worker often gets the same block again
+			buf.pa.PackRows(src.i8, lo, hi)
+			buf.packed = lo
+		}
+		blas.I8NT(buf.prodI, nc, &buf.pa, src.i8, c0, c1)
+		for i := lo; i < hi; i++ {
+			if j0 := max(c0, i+1); j0 < c1 {
+				s += blas.SqrtSum(sq[i], sq[j0:c1], buf.prodI[(i-lo)*nc+j0-c0:])
+			}
+		}
+	case src.f32 != nil:
+		blas.SgemmNT(hi-lo, nc, dc, 1, src.f32[lo*dc:], dc, src.f32[c0*dc:], dc, 0, buf.prod32, nc)
+		for i := lo; i < hi; i++ {
+			if j0 := max(c0, i+1); j0 < c1 {
+				s += sqrtSum32(sq[i], sq[j0:c1], buf.prod32[(i-lo)*nc+j0-c0:])
+			}
+		}
+	default:
+		blas.DgemmNT(hi-lo, nc, dc, 1, src.f64[lo*dc:], dc, src.f64[c0*dc:], dc, 0, buf.prod, nc)
+		for i := lo; i < hi; i++ {
+			if j0 := max(c0, i+1); j0 < c1 {
+				s += sqrtSum64(sq[i], sq[j0:c1], buf.prod[(i-lo)*nc+j0-c0:])
+			}
+		}
+	}
+	return s
 }
 
 // sqrtSum32 returns Σ_j sqrt(max(si + sq[j] − 2·g[j], 0)).

@@ -283,21 +283,12 @@ func rows(ctx context.Context, x *mat.Dense, src *source, opt Options, stage str
 		wg.Add(1)
 		go func(w int) {
 			defer wg.Done()
-			var row, prod []float64
-			var prod32 []float32
-			var prodI []int32
-			var pa blas.I8A
-			switch {
-			case src == nil:
+			var row []float64
+			var buf *blockBuf
+			if src == nil {
 				row = make([]float64, n)
-			case src.i8 != nil:
-				prodI = make([]int32, blockRows*n)
-				row = make([]float64, n)
-			case src.f32 != nil:
-				prod32 = make([]float32, blockRows*n)
-				row = make([]float64, n)
-			default:
-				prod = make([]float64, blockRows*n)
+			} else {
+				buf = src.newBlockBuf(blockRows)
 			}
 			for !stop.Load() {
 				b := int(next.Add(1) - 1)
@@ -309,8 +300,7 @@ func rows(ctx context.Context, x *mat.Dense, src *source, opt Options, stage str
 					return
 				}
 				lo, hi := b*blockRows, min((b+1)*blockRows, n)
-				switch {
-				case src == nil:
+				if src == nil {
 					for i := lo; i < hi; i++ {
 						directRow(x, i, row)
 						if err := fn(w, i, row); err != nil {
@@ -318,50 +308,9 @@ func rows(ctx context.Context, x *mat.Dense, src *source, opt Options, stage str
 							return
 						}
 					}
-				case src.i8 != nil:
-					// Exact int32 dot products, then d2 = ‖x_i‖² + ‖x_j‖² − 2·x_i·x_j, an exact
-					// integer: the same values as the f32 and f64 paths give.
-					pa.PackRows(src.i8, lo, hi)
-					blas.I8NT(prodI, n, &pa, src.i8, 0, n)
-					for i := lo; i < hi; i++ {
-						blas.Dist2Row(row, src.sq[i], src.sq, prodI[(i-lo)*n:(i-lo+1)*n])
-						row[i] = 0
-						if err := fn(w, i, row); err != nil {
-							fail(err)
-							return
-						}
-					}
-				case src.f32 != nil:
-					dc, sq := src.cols, src.sq
-					blas.SgemmNT(hi-lo, n, dc, 1, src.f32[lo*dc:], dc, src.f32, dc, 0, prod32, n)
-					for i := lo; i < hi; i++ {
-						g := prod32[(i-lo)*n : (i-lo+1)*n]
-						si := sq[i]
-						for j, gj := range g {
-							row[j] = max(si+sq[j]-2*float64(gj), 0)
-						}
-						row[i] = 0
-						if err := fn(w, i, row); err != nil {
-							fail(err)
-							return
-						}
-					}
-				default:
-					// prod = −2·X[lo:hi]·Xᵀ, then each row becomes its squared distances in place.
-					dc, sq := src.cols, src.sq
-					blas.DgemmNT(hi-lo, n, dc, -2, src.f64[lo*dc:], dc, src.f64, dc, 0, prod, n)
-					for i := lo; i < hi; i++ {
-						g := prod[(i-lo)*n : (i-lo+1)*n]
-						si := sq[i]
-						for j, gj := range g {
-							g[j] = max(si+sq[j]+gj, 0)
-						}
-						g[i] = 0
-						if err := fn(w, i, g); err != nil {
-							fail(err)
-							return
-						}
-					}
+				} else if err := src.block(lo, hi, buf, func(i int, row []float64) error { return fn(w, i, row) }); err != nil {
+					fail(err)
+					return
 				}
 				opt.Progress.Report(stage, int(done.Add(int64(hi-lo))), n)
 			}
@@ -372,6 +321,77 @@ func rows(ctx context.Context, x *mat.Dense, src *source, opt Options, stage str
 		return firstErr
 	}
 	return ctx.Err()
+}
+
+// blockBuf holds one worker's buffers for source.block.
+type blockBuf struct {
+	row    []float64
+	prod   []float64
+	prod32 []float32
+	prodI  []int32
+	pa     blas.I8A
+}
+
+// newBlockBuf allocates the buffers of blocks of up to rows rows.
+func (src *source) newBlockBuf(rows int) *blockBuf {
+	n := len(src.sq)
+	switch {
+	case src.i8 != nil:
+		return &blockBuf{prodI: make([]int32, rows*n), row: make([]float64, n)}
+	case src.f32 != nil:
+		return &blockBuf{prod32: make([]float32, rows*n), row: make([]float64, n)}
+	default:
+		return &blockBuf{prod: make([]float64, rows*n)}
+	}
+}
+
+// block calls fn(i, d2) for the rows lo ≤ i < hi in order, with d2 the full row of squared
+// distances (valid during the call), and returns fn's first error.
+func (src *source) block(lo, hi int, buf *blockBuf, fn func(i int, d2 []float64) error) error {
+	n, dc, sq := len(src.sq), src.cols, src.sq
+	switch {
+	case src.i8 != nil:
+		// Exact int32 dot products, then d2 = ‖x_i‖² + ‖x_j‖² − 2·x_i·x_j, an exact integer:
+		// the same values as the f32 and f64 paths give.
+		buf.pa.PackRows(src.i8, lo, hi)
+		blas.I8NT(buf.prodI, n, &buf.pa, src.i8, 0, n)
+		for i := lo; i < hi; i++ {
+			blas.Dist2Row(buf.row, sq[i], sq, buf.prodI[(i-lo)*n:(i-lo+1)*n])
+			buf.row[i] = 0
+			if err := fn(i, buf.row); err != nil {
+				return err
+			}
+		}
+	case src.f32 != nil:
+		blas.SgemmNT(hi-lo, n, dc, 1, src.f32[lo*dc:], dc, src.f32, dc, 0, buf.prod32, n)
+		row := buf.row
+		for i := lo; i < hi; i++ {
+			g := buf.prod32[(i-lo)*n : (i-lo+1)*n]
+			si := sq[i]
+			for j, gj := range g {
+				row[j] = max(si+sq[j]-2*float64(gj), 0)
+			}
+			row[i] = 0
+			if err := fn(i, row); err != nil {
+				return err
+			}
+		}
+	default:
+		// prod = −2·X[lo:hi]·Xᵀ, then each row becomes its squared distances in place.
+		blas.DgemmNT(hi-lo, n, dc, -2, src.f64[lo*dc:], dc, src.f64, dc, 0, buf.prod, n)
+		for i := lo; i < hi; i++ {
+			g := buf.prod[(i-lo)*n : (i-lo+1)*n]
+			si := sq[i]
+			for j, gj := range g {
+				g[j] = max(si+sq[j]+gj, 0)
+			}
+			g[i] = 0
+			if err := fn(i, g); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // directRow fills row[j] = ‖x_i − x_j‖² by plain loops.
