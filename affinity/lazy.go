@@ -19,19 +19,32 @@ import (
 // computed entropies, so the result is the search's own (up to the rounding of the vectorised
 // exponential in the -tags openblas build).
 type DredvizSearch struct {
-	hint float64
-	memo []memoEntry
-	a    []float64
-	amin float64
-	tgt  float64
-	cert float64 // every σ² ≥ cert has entropy > target (+Inf: none certified)
+	hint  float64
+	memo  []memoEntry
+	a     []float64 // the row: a_j·scale for j ≠ self are the squared distances searched
+	self  int       // the entry left out (−1: none)
+	scale float64
+	rmin  float64 // min_{j≠self} a_j (unscaled)
+	amin  float64 // rmin·scale
+	tgt   float64
+	cert  float64 // every σ² ≥ cert has entropy > target (+Inf: none certified)
 }
 
 type memoEntry struct{ s2, cost float64 }
 
 // Sigma2 returns the calibrated σ² of the row a (the point itself excluded); amin is min_j a_j.
 func (d *DredvizSearch) Sigma2(a []float64, amin, perplexity float64) float64 {
-	d.a, d.amin, d.tgt = a, amin, dredvizTarget(perplexity)
+	return d.Sigma2Row(a, -1, 1, amin, perplexity)
+}
+
+// Sigma2Row is Sigma2 of the row a_j·scale, j ≠ self (self < 0: every j), read in place; rmin is
+// min_{j≠self} a_j. The scale is folded into each exponent, min(a_j·(scale/σ²), MaxExp), so the
+// caller needs no rescaled copy; with scale = 1 and self < 0 it is Sigma2 exactly.
+func (d *DredvizSearch) Sigma2Row(a []float64, self int, scale, rmin, perplexity float64) float64 {
+	if self >= len(a) {
+		self = -1
+	}
+	d.a, d.self, d.scale, d.rmin, d.amin, d.tgt = a, self, scale, rmin, rmin*scale, dredvizTarget(perplexity)
 	d.memo = d.memo[:0]
 	d.cert = math.Inf(1)
 	if d.hint > 0 {
@@ -44,13 +57,23 @@ func (d *DredvizSearch) Sigma2(a []float64, amin, perplexity float64) float64 {
 
 // entropyBits is EntropyBits through blas.ExpSums; a row clamped everywhere needs no pass.
 func (d *DredvizSearch) entropyBits(s2 float64) float64 {
-	inv := 1 / s2
-	tmin := math.Min(d.amin*inv, MaxExp)
+	inv := d.scale / s2
+	tmin := math.Min(d.rmin*inv, MaxExp)
 	if tmin >= MaxExp { // every exponent is clamped: all weights are 1
 		z := float64(len(d.a))
+		if d.self >= 0 {
+			z--
+		}
 		return (math.Log(z) + 0/z) / math.Ln2
 	}
-	z, s := blas.ExpSums(d.a, inv, MaxExp, tmin, SkipExp)
+	var z, s float64
+	if d.self < 0 {
+		z, s = blas.ExpSums(d.a, inv, MaxExp, tmin, SkipExp)
+	} else {
+		z, s = blas.ExpSums(d.a[:d.self], inv, MaxExp, tmin, SkipExp)
+		z2, s2 := blas.ExpSums(d.a[d.self+1:], inv, MaxExp, tmin, SkipExp)
+		z, s = z+z2, s+s2
+	}
 	return (math.Log(z) + s/z) / math.Ln2
 }
 

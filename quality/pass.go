@@ -37,8 +37,7 @@ type worker struct {
 	relevant   []bool
 	// ordered rows (rank-based measures): the nearest points of either space and their ranks
 	ox, oy *rowOrder
-	// smoothed measures: rescaled rows and the σ search
-	a, b   []float64
+	// smoothed measures: the σ search
 	search affinity.DredvizSearch
 }
 
@@ -172,9 +171,6 @@ func (ps *passState) newWorker(n int) *worker {
 	if ps.want.rank {
 		wk.ox, wk.oy = newRowOrder(n), newRowOrder(n)
 	}
-	if ps.want.smooth {
-		wk.a, wk.b = make([]float64, n-1), make([]float64, n-1)
-	}
 	return wk
 }
 
@@ -183,7 +179,7 @@ func (ps *passState) newWorker(n int) *worker {
 func (ps *passState) row(wk *worker, i int, dx, dy []float64) {
 	var loX, hiX, loY, hiY float64
 	if ps.want.rank || ps.want.smooth {
-		loX, hiX, loY, hiY = rowRanges(wk, i, dx, dy, ps.sx, ps.sy, ps.want.smooth)
+		loX, hiX, loY, hiY = rowRanges(i, dx, dy)
 	}
 	if ps.want.rank {
 		// The r0 nearest points of both rows in order (beyond them ranks are clamped): they
@@ -239,50 +235,32 @@ func (ps *passState) row(wk *worker, i int, dx, dy []float64) {
 		}
 	}
 	if ps.want.smooth {
-		ps.rowSP[i], ps.rowSR[i] = smoothedRow(wk, loX*ps.sx, loY*ps.sy, ps.k)
+		ps.rowSP[i], ps.rowSR[i] = smoothedRow(wk, i, dx, dy, ps.sx, ps.sy, loX, loY, ps.k)
 	}
 }
 
 // rowRanges returns the smallest and largest input and output distance of row i (the point itself
-// excluded) and, when fill is set, writes the rescaled rows dx·sx and dy·sy (without entry i) into
-// wk.a and wk.b — all in one sweep.
-func rowRanges(wk *worker, i int, dx, dy []float64, sx, sy float64, fill bool) (loX, hiX, loY, hiY float64) {
-	loX, loY = math.Inf(1), math.Inf(1)
-	hiX, hiY = math.Inf(-1), math.Inf(-1)
-	dy = dy[:len(dx)]
-	if !fill {
-		for j, u := range dx {
-			if j != i {
-				v := dy[j]
-				loX, hiX = min(loX, u), max(hiX, u)
-				loY, hiY = min(loY, v), max(hiY, v)
-			}
-		}
-		return loX, hiX, loY, hiY
-	}
-	a, b := wk.a[:len(dx)-1], wk.b[:len(dx)-1]
-	m := 0
-	for j, u := range dx {
-		if j != i {
-			v := dy[j]
-			loX, hiX = min(loX, u), max(hiX, u)
-			loY, hiY = min(loY, v), max(hiY, v)
-			a[m], b[m] = u*sx, v*sy
-			m++
-		}
-	}
+// excluded), the two sides of i apart (vectorised under -tags openblas).
+func rowRanges(i int, dx, dy []float64) (loX, hiX, loY, hiY float64) {
+	loX, hiX = blas.MinMax(dx[:i], math.Inf(1), math.Inf(-1))
+	loX, hiX = blas.MinMax(dx[i+1:], loX, hiX)
+	loY, hiY = blas.MinMax(dy[:i], math.Inf(1), math.Inf(-1))
+	loY, hiY = blas.MinMax(dy[i+1:len(dx)], loY, hiY)
 	return loX, hiX, loY, hiY
 }
 
-// smoothedRow returns KL(q_i‖p_i) and KL(p_i‖q_i) for the row rescaled into wk.a (input) and
-// wk.b (output), whose smallest entries are amin and bmin (see the package documentation).
-// Rescaling by a positive factor keeps the order, so amin = min(dx)·sx exactly.
-func smoothedRow(wk *worker, amin, bmin float64, k int) (prec, rec float64) {
-	a, b := wk.a, wk.b
-	inv := 1 / wk.search.Sigma2(a, amin, float64(k))
+// smoothedRow returns KL(q_i‖p_i) and KL(p_i‖q_i) for row i of the squared input distances dx
+// and output distances dy, rescaled by sx and sy (see the package documentation), whose smallest
+// entries j ≠ i are loX and loY. The rows are read in place: the rescaling is folded into the
+// exponents, min(dx_j·(sx/σ²), 450), and entry i is left out by summing the two sides apart.
+func smoothedRow(wk *worker, i int, dx, dy []float64, sx, sy, loX, loY float64, k int) (prec, rec float64) {
+	s2 := wk.search.Sigma2Row(dx, i, sx, loX, float64(k))
+	ia, ib := sx/s2, sy/s2
 	// Exponents t = min(d²/σ², 450) shifted by the row minimum (the normalisation cancels it).
-	minP, minQ := math.Min(amin*inv, affinity.MaxExp), math.Min(bmin*inv, affinity.MaxExp)
-	zp, sp, zq, sq := blas.KLSums(a, b, inv, affinity.MaxExp, minP, minQ, affinity.SkipExp)
+	minP, minQ := math.Min(loX*ia, affinity.MaxExp), math.Min(loY*ib, affinity.MaxExp)
+	zp, sp, zq, sq := blas.KLSums(dx[:i], dy[:i], ia, ib, affinity.MaxExp, minP, minQ, affinity.SkipExp)
+	zp2, sp2, zq2, sq2 := blas.KLSums(dx[i+1:], dy[i+1:len(dx)], ia, ib, affinity.MaxExp, minP, minQ, affinity.SkipExp)
+	zp, sp, zq, sq = zp+zp2, sp+sp2, zq+zq2, sq+sq2
 	lzp, lzq := math.Log(zp), math.Log(zq)
 	// log p_j = −tp_j − log Zp (shifted exponents), so KL(p‖q) = Σ p_j (tq_j − tp_j) + log Zq − log Zp.
 	rec = sp/zp + lzq - lzp

@@ -32,13 +32,13 @@ func PointLosses(ctx context.Context, x, y *mat.Dense, opt Options) (precision, 
 	}
 	ws := make([]*worker, opt.workers())
 	for w := range ws {
-		ws[w] = &worker{a: make([]float64, n-1), b: make([]float64, n-1)}
+		ws[w] = &worker{}
 	}
 	precision, recall = make([]float64, n), make([]float64, n)
 	err = bothRows(ctx, x, y, opt, "point losses", func(w, i int, dx, dy []float64) error {
 		wk := ws[w]
-		loX, _, loY, _ := rowRanges(wk, i, dx, dy, sx, sy, true)
-		precision[i], recall[i] = smoothedRow(wk, loX*sx, loY*sy, k)
+		loX, _, loY, _ := rowRanges(i, dx, dy)
+		precision[i], recall[i] = smoothedRow(wk, i, dx, dy, sx, sy, loX, loY, k)
 		return nil
 	})
 	if err != nil {

@@ -181,7 +181,7 @@ func BenchmarkMNISTRow(b *testing.B) {
 				switch st {
 				case "copy":
 				case "order":
-					loX, hiX, loY, hiY := rowRanges(wk, i, dx, dy, 1, 1, false)
+					loX, hiX, loY, hiY := rowRanges(i, dx, dy)
 					need := max(ps.rb.r0, k)
 					wk.ox.order(dx, i, loX, hiX, need)
 					wk.oy.order(dy, i, loY, hiY, need)

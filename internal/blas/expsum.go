@@ -12,13 +12,23 @@ func ExpSums(a []float64, inv, clamp, tmin, skip float64) (z, s float64) {
 	return expSums(a, inv, clamp, tmin, skip)
 }
 
-// KLSums returns, with tp_j = min(a_j·inv, clamp) − pmin and tq_j = min(b_j·inv, clamp) − qmin,
+// KLSums returns, with tp_j = min(a_j·ia, clamp) − pmin and tq_j = min(b_j·ib, clamp) − qmin,
 // zp = Σ e^(−tp_j), sp = Σ e^(−tp_j)(tq_j − tp_j) over the j with tp_j ≤ skip, and zq, sq the
 // same with p and q swapped: the sums of KL(p‖q) = sp/zp + ln zq − ln zp and of KL(q‖p).
-func KLSums(a, b []float64, inv, clamp, pmin, qmin, skip float64) (zp, sp, zq, sq float64) {
+// The two scales let a caller pass raw rows whose own rescaling is folded into ia and ib.
+func KLSums(a, b []float64, ia, ib, clamp, pmin, qmin, skip float64) (zp, sp, zq, sq float64) {
 	if len(a) == 0 {
 		return 0, 0, 0, 0
 	}
 	b = b[:len(a)]
-	return klSums(a, b, inv, clamp, pmin, qmin, skip)
+	return klSums(a, b, ia, ib, clamp, pmin, qmin, skip)
+}
+
+// MinMax returns min(lo, min a) and max(hi, max a) for a free of NaNs (vectorised under
+// -tags openblas): pass +Inf and −Inf to start a fold.
+func MinMax(a []float64, lo, hi float64) (float64, float64) {
+	if len(a) == 0 {
+		return lo, hi
+	}
+	return minMax(a, lo, hi)
 }

@@ -17,10 +17,10 @@ func expSums(a []float64, inv, clamp, tmin, skip float64) (z, s float64) {
 	return z, s
 }
 
-func klSums(a, b []float64, inv, clamp, pmin, qmin, skip float64) (zp, sp, zq, sq float64) {
+func klSums(a, b []float64, ia, ib, clamp, pmin, qmin, skip float64) (zp, sp, zq, sq float64) {
 	for j, v := range a {
-		tp := math.Min(v*inv, clamp) - pmin
-		tq := math.Min(b[j]*inv, clamp) - qmin
+		tp := math.Min(v*ia, clamp) - pmin
+		tq := math.Min(b[j]*ib, clamp) - qmin
 		if tp <= skip {
 			w := math.Exp(-tp)
 			zp += w
@@ -33,4 +33,11 @@ func klSums(a, b []float64, inv, clamp, pmin, qmin, skip float64) (zp, sp, zq, s
 		}
 	}
 	return zp, sp, zq, sq
+}
+
+func minMax(a []float64, lo, hi float64) (float64, float64) {
+	for _, v := range a {
+		lo, hi = min(lo, v), max(hi, v)
+	}
+	return lo, hi
 }

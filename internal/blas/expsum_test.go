@@ -17,16 +17,22 @@ func TestExpSumsDefinition(t *testing.T) {
 			a[j] = 0.2 + 3*rng.Float64()
 			b[j] = 0.1 + 5*rng.Float64()
 		}
+		if n > 9 { // exponents on every one of the table's 16 sub-intervals of each octave
+			for j := range 64 {
+				a[j] = a[0] + float64(j)/64
+			}
+		}
 		for _, inv := range []float64{0.5, 20, 150, 1e6} {
+			ib := 0.7 * inv // a different scale for b
 			amin, bmin := math.Inf(1), math.Inf(1)
 			for j := range a {
 				amin, bmin = math.Min(amin, a[j]), math.Min(bmin, b[j])
 			}
-			pmin, qmin := math.Min(amin*inv, 450), math.Min(bmin*inv, 450)
+			pmin, qmin := math.Min(amin*inv, 450), math.Min(bmin*ib, 450)
 			var z, s, zp, sp, zq, sq float64
 			for j := range a {
 				tp := math.Min(a[j]*inv, 450) - pmin
-				tq := math.Min(b[j]*inv, 450) - qmin
+				tq := math.Min(b[j]*ib, 450) - qmin
 				if tp <= 60 {
 					w := math.Exp(-tp)
 					z += w
@@ -41,11 +47,31 @@ func TestExpSumsDefinition(t *testing.T) {
 				}
 			}
 			gz, gs := ExpSums(a, inv, 450, pmin, 60)
-			gzp, gsp, gzq, gsq := KLSums(a, b, inv, 450, pmin, qmin, 60)
+			gzp, gsp, gzq, gsq := KLSums(a, b, inv, ib, 450, pmin, qmin, 60)
 			for _, c := range [][2]float64{{gz, z}, {gs, s}, {gzp, zp}, {gsp, sp}, {gzq, zq}, {gsq, sq}} {
 				if math.Abs(c[0]-c[1]) > 1e-14*(math.Abs(c[1])+1e-300) && c[0] != c[1] {
 					t.Errorf("%s n=%d inv=%g: got %.17g, want %.17g", Name, n, inv, c[0], c[1])
 				}
+			}
+		}
+	}
+}
+
+// MinMax folds like the obvious loop, for lengths around its 16-wide step.
+func TestMinMax(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for _, n := range []int{1, 15, 16, 17, 33, 1000} {
+		a := make([]float64, n)
+		for j := range a {
+			a[j] = rng.NormFloat64()
+		}
+		for _, start := range [][2]float64{{math.Inf(1), math.Inf(-1)}, {-0.5, 0.5}} {
+			lo, hi := start[0], start[1]
+			for _, v := range a {
+				lo, hi = math.Min(lo, v), math.Max(hi, v)
+			}
+			if gl, gh := MinMax(a, start[0], start[1]); gl != lo || gh != hi {
+				t.Errorf("n=%d start %v: MinMax = %g, %g, want %g, %g", n, start, gl, gh, lo, hi)
 			}
 		}
 	}
@@ -70,7 +96,7 @@ func BenchmarkKLSums(b *testing.B) {
 		a[j], c[j] = rng.Float64(), rng.Float64()
 	}
 	for b.Loop() {
-		KLSums(a, c, 50, 450, 0, 0, 60)
+		KLSums(a, c, 50, 50, 450, 0, 0, 60)
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(a)), "ns/elem")
 }
