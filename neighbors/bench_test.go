@@ -145,3 +145,14 @@ func BenchmarkMNISTMeanBlock70000(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkMean2D20000 times MeanDistance on a 2-D embedding of 20,000 points (the output side of
+// package quality's first pass; 2·10⁸ pairs).
+func BenchmarkMean2D20000(b *testing.B) {
+	x := randData(20000, 2, false, 3)
+	for b.Loop() {
+		if _, err := MeanDistance(context.Background(), x, Options{Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -216,15 +216,44 @@ func Dist2Row(dst []float64, si float64, sq []float64, dot []int32) {
 }
 
 // SqrtSum returns Σ_j sqrt(max(si + sq[j] − 2·dot[j], 0)): the sum of the distances of one row.
-// The square roots are correctly rounded; the summation order is fixed (with -tags openblas, 16
-// interleaved partial sums added pairwise at the end; otherwise 2), so the result depends only
-// on the inputs.
+// The summation order is fixed, so the result depends only on the inputs: with -tags openblas on
+// an AVX-512 CPU, 16 interleaved partial sums added in a fixed tree at the end, each root within
+// one unit in the last place of the correctly rounded one (reciprocal square root estimate and
+// two Newton steps; arguments below 2⁻¹⁰⁰⁰ count as 0); otherwise correctly rounded roots in 2
+// interleaved sums.
 func SqrtSum(si float64, sq []float64, dot []int32) float64 {
 	if len(sq) == 0 {
 		return 0
 	}
 	dot = dot[:len(sq)]
 	return sqrtSum(si, sq, dot)
+}
+
+// SqrtSum2D returns Σ_j √((xs[j] − a)² + (ys[j] − b)²): the sum of the distances from (a, b)
+// to the points (xs[j], ys[j]) of a 2-D embedding. Summation order and rounding as SqrtSum's
+// (with -tags openblas on an AVX-512 CPU, the squared distance is formed as fma(t, t, u·u)).
+func SqrtSum2D(a, b float64, xs, ys []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	ys = ys[:len(xs)]
+	return sqrtSum2D(a, b, xs, ys)
+}
+
+func sqrtSum2DGo(a, b float64, xs, ys []float64) float64 {
+	var s0, s1 float64
+	j := 0
+	for ; j+1 < len(xs); j += 2 {
+		t, u := xs[j]-a, ys[j]-b
+		v, w := xs[j+1]-a, ys[j+1]-b
+		s0 += math.Sqrt(t*t + u*u)
+		s1 += math.Sqrt(v*v + w*w)
+	}
+	if j < len(xs) {
+		t, u := xs[j]-a, ys[j]-b
+		s0 += math.Sqrt(t*t + u*u)
+	}
+	return s0 + s1
 }
 
 func dist2RowGo(dst []float64, si float64, sq []float64, dot []int32) {

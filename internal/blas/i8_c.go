@@ -179,6 +179,21 @@ static void dist2_row(double *dst, double si, const double *sq, const int32_t *d
 	for (long j = 0; j < n; j++) dst[j] = si + sq[j] - 2 * (double)dot[j];
 }
 
+// sqrt8 returns √d in each lane where d ≥ 2⁻¹⁰⁰⁰, else 0 (d ≥ 0): r ≈ 1/√d from vrsqrt14pd
+// (relative error below 2⁻¹⁴), one Newton step on r (2⁻²⁷), y = d·r and one Newton step on y:
+// within one unit in the last place of the correctly rounded root (0.7% of MNIST's distances
+// differ from it by one unit), at under half the cost of vsqrtpd.
+__attribute__((target("avx512f")))
+static inline __m512d sqrt8(__m512d d) {
+	__mmask8 k = _mm512_cmp_pd_mask(d, _mm512_set1_pd(0x1p-1000), _CMP_GE_OQ);
+	__m512d r = _mm512_rsqrt14_pd(d);
+	__m512d h = _mm512_mul_pd(d, _mm512_set1_pd(0.5));
+	r = _mm512_mul_pd(r, _mm512_fnmadd_pd(h, _mm512_mul_pd(r, r), _mm512_set1_pd(1.5)));
+	__m512d y = _mm512_mul_pd(d, r);
+	y = _mm512_fmadd_pd(_mm512_mul_pd(r, _mm512_set1_pd(0.5)), _mm512_fnmadd_pd(y, y, d), y);
+	return _mm512_maskz_mov_pd(k, y);
+}
+
 // sqrt_sum512: 16 partial sums (two vectors, element j into lane j mod 16), the tail into lane
 // (j mod 16) too, then the lanes added in a fixed tree.
 __attribute__((target("avx512f,avx512vl")))
@@ -191,8 +206,8 @@ static double sqrt_sum512(double si, const double *sq, const int32_t *dot, long 
 		__m512d d1 = _mm512_cvtepi32_pd(_mm256_loadu_si256((const __m256i *)(dot + j + 8)));
 		d0 = _mm512_fmadd_pd(m2, d0, _mm512_add_pd(vs, _mm512_loadu_pd(sq + j)));
 		d1 = _mm512_fmadd_pd(m2, d1, _mm512_add_pd(vs, _mm512_loadu_pd(sq + j + 8)));
-		s0 = _mm512_add_pd(s0, _mm512_sqrt_pd(_mm512_max_pd(d0, z)));
-		s1 = _mm512_add_pd(s1, _mm512_sqrt_pd(_mm512_max_pd(d1, z)));
+		s0 = _mm512_add_pd(s0, sqrt8(_mm512_max_pd(d0, z)));
+		s1 = _mm512_add_pd(s1, sqrt8(_mm512_max_pd(d1, z)));
 	}
 	if (j < n) {
 		long r = n - j;
@@ -202,10 +217,51 @@ static double sqrt_sum512(double si, const double *sq, const int32_t *dot, long 
 		__m512d d1 = _mm512_cvtepi32_pd(_mm256_maskz_loadu_epi32(k1, dot + j + 8));
 		d0 = _mm512_fmadd_pd(m2, d0, _mm512_add_pd(vs, _mm512_maskz_loadu_pd(k0, sq + j)));
 		d1 = _mm512_fmadd_pd(m2, d1, _mm512_add_pd(vs, _mm512_maskz_loadu_pd(k1, sq + j + 8)));
-		s0 = _mm512_mask_add_pd(s0, k0, s0, _mm512_sqrt_pd(_mm512_max_pd(d0, z)));
-		s1 = _mm512_mask_add_pd(s1, k1, s1, _mm512_sqrt_pd(_mm512_max_pd(d1, z)));
+		s0 = _mm512_mask_add_pd(s0, k0, s0, sqrt8(_mm512_max_pd(d0, z)));
+		s1 = _mm512_mask_add_pd(s1, k1, s1, sqrt8(_mm512_max_pd(d1, z)));
 	}
 	return _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
+}
+
+// sqrt_sum2d512: Σ_j √((xs_j − a)² + (ys_j − b)²) in 16 interleaved partial sums (as
+// sqrt_sum512), the roots by sqrt8.
+__attribute__((target("avx512f,avx512vl")))
+static double sqrt_sum2d512(double a, double b, const double *xs, const double *ys, long n) {
+	__m512d va = _mm512_set1_pd(a), vb = _mm512_set1_pd(b), z = _mm512_setzero_pd();
+	__m512d s0 = z, s1 = z;
+	long j = 0;
+	for (; j + 16 <= n; j += 16) {
+		__m512d t0 = _mm512_sub_pd(_mm512_loadu_pd(xs + j), va), u0 = _mm512_sub_pd(_mm512_loadu_pd(ys + j), vb);
+		__m512d t1 = _mm512_sub_pd(_mm512_loadu_pd(xs + j + 8), va), u1 = _mm512_sub_pd(_mm512_loadu_pd(ys + j + 8), vb);
+		s0 = _mm512_add_pd(s0, sqrt8(_mm512_fmadd_pd(t0, t0, _mm512_mul_pd(u0, u0))));
+		s1 = _mm512_add_pd(s1, sqrt8(_mm512_fmadd_pd(t1, t1, _mm512_mul_pd(u1, u1))));
+	}
+	if (j < n) {
+		long r = n - j;
+		__mmask8 k0 = r >= 8 ? 0xff : (__mmask8)((1u << r) - 1);
+		__mmask8 k1 = r > 8 ? (__mmask8)((1u << (r - 8)) - 1) : 0;
+		__m512d t0 = _mm512_sub_pd(_mm512_maskz_loadu_pd(k0, xs + j), va), u0 = _mm512_sub_pd(_mm512_maskz_loadu_pd(k0, ys + j), vb);
+		__m512d t1 = _mm512_sub_pd(_mm512_maskz_loadu_pd(k1, xs + j + 8), va), u1 = _mm512_sub_pd(_mm512_maskz_loadu_pd(k1, ys + j + 8), vb);
+		s0 = _mm512_mask_add_pd(s0, k0, s0, sqrt8(_mm512_fmadd_pd(t0, t0, _mm512_mul_pd(u0, u0))));
+		s1 = _mm512_mask_add_pd(s1, k1, s1, sqrt8(_mm512_fmadd_pd(t1, t1, _mm512_mul_pd(u1, u1))));
+	}
+	return _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
+}
+
+static double sqrt_sum2d(double a, double b, const double *xs, const double *ys, long n) {
+	if (use_vnni()) return sqrt_sum2d512(a, b, xs, ys, n);
+	double s0 = 0, s1 = 0;
+	long j = 0;
+	for (; j + 1 < n; j += 2) {
+		double t = xs[j] - a, u = ys[j] - b, v = xs[j + 1] - a, w = ys[j + 1] - b;
+		s0 += sqrt(t * t + u * u);
+		s1 += sqrt(v * v + w * w);
+	}
+	if (j < n) {
+		double t = xs[j] - a, u = ys[j] - b;
+		s0 += sqrt(t * t + u * u);
+	}
+	return s0 + s1;
 }
 
 static double sqrt_sum(double si, const double *sq, const int32_t *dot, long n) {
@@ -240,6 +296,10 @@ func i8nt(c []int32, ldc int, a *I8A, b *I8B, j0, j1 int) {
 func dist2Row(dst []float64, si float64, sq []float64, dot []int32) {
 	C.dist2_row((*C.double)(unsafe.Pointer(&dst[0])), C.double(si), (*C.double)(unsafe.Pointer(&sq[0])),
 		(*C.int32_t)(unsafe.Pointer(&dot[0])), C.long(len(dst)))
+}
+
+func sqrtSum2D(a, b float64, xs, ys []float64) float64 {
+	return float64(C.sqrt_sum2d(C.double(a), C.double(b), (*C.double)(unsafe.Pointer(&xs[0])), (*C.double)(unsafe.Pointer(&ys[0])), C.long(len(xs))))
 }
 
 func sqrtSum(si float64, sq []float64, dot []int32) float64 {

@@ -155,6 +155,18 @@ func TestI8Helpers(t *testing.T) {
 		if got := SqrtSum(si, sq, dot); math.Abs(got-want) > 1e-14*want {
 			t.Fatalf("n=%d: SqrtSum = %v, want %v", n, got, want)
 		}
+		xs, ys := make([]float64, n), make([]float64, n)
+		want = 0
+		for j := range xs {
+			xs[j], ys[j] = rng.NormFloat64(), rng.NormFloat64()
+			if j%5 == 0 {
+				xs[j], ys[j] = 0.25, -1 // the point itself: distance 0
+			}
+			want += math.Hypot(xs[j]-0.25, ys[j]+1)
+		}
+		if got := SqrtSum2D(0.25, -1, xs, ys); math.Abs(got-want) > 1e-14*want {
+			t.Fatalf("n=%d: SqrtSum2D = %v, want %v", n, got, want)
+		}
 	}
 }
 
@@ -200,4 +212,51 @@ func BenchmarkSgemmNTMNIST(b *testing.B) {
 			b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 		})
 	}
+}
+
+// BenchmarkDist2Row and BenchmarkSqrtSum time the per-row work after the int8 product on a row of
+// 70,000 (MNIST's), against the plain Go loops ("go").
+func BenchmarkDist2Row(b *testing.B) {
+	sq, dot := helperRow(70000)
+	row := make([]float64, len(sq))
+	b.Run("native", func(b *testing.B) {
+		for b.Loop() {
+			Dist2Row(row, 123456, sq, dot)
+		}
+	})
+	b.Run("go", func(b *testing.B) {
+		for b.Loop() {
+			dist2RowGo(row, 123456, sq, dot)
+		}
+	})
+}
+
+func BenchmarkSqrtSum(b *testing.B) {
+	sq, dot := helperRow(70000)
+	var s float64
+	b.Run("native", func(b *testing.B) {
+		for b.Loop() {
+			s += SqrtSum(123456, sq, dot)
+		}
+	})
+	b.Run("go", func(b *testing.B) {
+		for b.Loop() {
+			s += sqrtSumGo(123456, sq, dot)
+		}
+	})
+	if s <= 0 {
+		b.Fatal("empty sums")
+	}
+}
+
+// helperRow returns squared norms and dot products of the size of MNIST's (717 pixels, 0..255).
+func helperRow(n int) ([]float64, []int32) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	sq := make([]float64, n)
+	dot := make([]int32, n)
+	for j := range sq {
+		sq[j] = float64(rng.IntN(4_000_000) + 2_000_000)
+		dot[j] = int32(rng.IntN(2_000_000) - 1_000_000)
+	}
+	return sq, dot
 }
