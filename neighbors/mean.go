@@ -17,6 +17,11 @@ const meanChunk = 2048
 // MeanDistance returns the mean Euclidean distance ‖x_i − x_j‖ over the n(n−1) ordered pairs
 // i ≠ j (0 when n < 2). Every unordered pair is computed once, so it costs half a pass of Rows; the
 // partial sums are added in a fixed order, so the result does not depend on the number of workers.
+// The squared distances are those of Rows; their square roots and sums on the int8 path and for
+// 2-D data come from blas.SqrtSum and blas.SqrtSum2D (with -tags openblas on AVX-512: each root
+// within one unit in the last place, 16 interleaved partial sums per row), elsewhere correctly
+// rounded roots in 2 interleaved sums per row; rows' sums are added in row order within a task,
+// tasks in task order.
 func MeanDistance(ctx context.Context, x *mat.Dense, opt Options) (float64, error) {
 	return meanDistance(ctx, x, opt, blas.I8Native)
 }

@@ -167,6 +167,9 @@ func TestI8Helpers(t *testing.T) {
 		if got := SqrtSum2D(0.25, -1, xs, ys); math.Abs(got-want) > 1e-14*want {
 			t.Fatalf("n=%d: SqrtSum2D = %v, want %v", n, got, want)
 		}
+		if got, g := SqrtSum2D(0.25, -1, xs, ys), sqrtSum2DGo(0.25, -1, xs, ys); math.Abs(got-g) > 1e-14*g {
+			t.Fatalf("n=%d: SqrtSum2D = %v, the Go loop %v", n, got, g)
+		}
 	}
 }
 
