@@ -37,6 +37,7 @@ type worker struct {
 	relevant   []bool
 	// ordered rows (rank-based measures): the nearest points of either space and their ranks
 	ox, oy *rowOrder
+	nx     []int32 // the r1 nearest input points, kept from ox's order while oy orders
 	// smoothed measures: the σ search
 	search affinity.DredvizSearch
 }
@@ -169,7 +170,9 @@ func (ps *passState) newWorker(n int) *worker {
 		wk.relevant = make([]bool, n)
 	}
 	if ps.want.rank {
-		wk.ox, wk.oy = newRowOrder(n), newRowOrder(n)
+		wk.ox = newRowOrder(n)
+		wk.oy = wk.ox.sharing()
+		wk.nx = make([]int32, ps.rb.r1)
 	}
 	return wk
 }
@@ -185,19 +188,23 @@ func (ps *passState) row(wk *worker, i int, dx, dy []float64) {
 		// The r0 nearest points of both rows in order (beyond them ranks are clamped): they
 		// give the rank-based measures, the input neighbours and the ranks trustworthiness and
 		// continuity need (a neighbour ranked beyond r0 in the other space is counted apart).
+		// The two orders share their scratch: each row's far targets are ranked before the
+		// other row is ordered.
 		need := max(ps.rb.r0, ps.k)
 		wk.ox.order(dx, i, loX, hiX, need)
-		wk.oy.order(dy, i, loY, hiY, need)
-		ps.rowRP[i], ps.rowRR[i] = ps.rb.rowRanked(wk)
+		copy(wk.inIdx, wk.ox.ord[:ps.k])
+		copy(wk.nx, wk.ox.ord)
 		if ps.want.trust {
 			out, _ := ps.gOut.Row(i)
 			wk.ox.ranksOf(dx, out[:ps.k], wk.ranks)
 			accumulateTC(wk.tsum, wk.ranks[:ps.k])
 		}
+		wk.oy.order(dy, i, loY, hiY, need)
 		if ps.want.cont {
 			wk.oy.ranksOf(dy, wk.inIdx, wk.ranks)
 			accumulateTC(wk.csum, wk.ranks[:ps.k])
 		}
+		ps.rowRP[i], ps.rowRR[i] = ps.rb.rowRanked(wk.ox.rank, wk.oy.rank, wk.nx, wk.oy.ord)
 	} else {
 		if ps.want.cont || ps.want.pr {
 			wk.heap.Reset(ps.k)

@@ -37,31 +37,38 @@ import (
 // per 70,000 rows. Its ordered list also lets rankBase.rowRanked visit only the points that
 // contribute (17 against 57 CPU seconds per 70,000 rows).
 type rowOrder struct {
-	nc   int       // coarse buckets over [lo, up]; as many again continue beyond, the last open
+	*orderScratch
+	nc         int     // coarse buckets over [lo, up]; as many again continue beyond, the last open
+	cnt        []int32 // cnt[c]: position of coarse bucket c's first point (c ≤ 2·nc)
+	rank       []int32 // rank[j] (1 = nearest) of a ranked point, unranked otherwise (and for i)
+	lo, up, hi float64 // the coarse buckets' range [lo, up]; the row's largest distance
+	scale      float64 // bucket of v: ⌊(v − lo)·scale⌋, at most nc
+	m          int     // points ranked
+}
+
+// orderScratch is the part of a rowOrder that only lives while one row is ordered and its far
+// targets ranked; the input and output rows' orders share one, which keeps a worker's buffers
+// small enough for the 2 MB second-level cache.
+type orderScratch struct {
 	cb   []uint16  // coarse bucket of every point; 2·nc for the point itself
-	cnt  []int32   // cnt[c]: position of coarse bucket c's first point (c ≤ 2·nc)
 	pos  []int32   // scatter cursors
-	ord  []int32   // ord[:m]: the ranked points, nearest first; beyond m scratch
-	keys []float64 // scratch: the distances of the coarse bucket being sorted
-	rank []int32   // rank[j] (1 = nearest) of a ranked point, unranked otherwise (and for i)
-	// scratch of the fine level
+	ord  []int32   // ord[:m]: the ranked points, nearest first; beyond m the others by bucket
+	keys []float64 // the distances of the coarse bucket being sorted
+	// the fine level
 	sub  []int32
 	sb   []uint32
 	tmpI []int32
 	tmpK []float64
-	// scratch of the estimate and of ranksOf
-	th         []int32
-	tmark      []bool
-	tbx        []uint16
-	tcnt       []int32
-	far        []int32
-	hist       []int32
-	tv         []float64
-	tj         []int32
-	smp        []float64
-	lo, up, hi float64 // the coarse buckets' range [lo, up]; the row's largest distance
-	scale      float64 // bucket of v: ⌊(v − lo)·scale⌋, at most nc
-	m          int     // points ranked
+	// the estimate and ranksOf
+	th    []int32
+	tmark []bool
+	tbx   []uint16
+	tcnt  []int32
+	far   []int32
+	hist  []int32
+	tv    []float64
+	tj    []int32
+	smp   []float64
 }
 
 // unranked is the rank of the points beyond the ordered part (and of the point itself).
@@ -74,9 +81,15 @@ const sampleSize = 512
 // 16 and 1024.
 func newRowOrder(n int) *rowOrder {
 	nc := 1 << min(max(bits.Len(uint(n))-8, 4), 10)
-	return &rowOrder{nc: nc, cb: make([]uint16, n), cnt: make([]int32, 2*nc+2), pos: make([]int32, 2*nc+1),
-		ord: make([]int32, n+1), rank: make([]int32, n),
+	sc := &orderScratch{cb: make([]uint16, n), pos: make([]int32, 2*nc+1), ord: make([]int32, n+1),
 		smp: make([]float64, 0, sampleSize)}
+	return &rowOrder{orderScratch: sc, nc: nc, cnt: make([]int32, 2*nc+2), rank: make([]int32, n)}
+}
+
+// sharing returns a rowOrder for rows of the same length as s that shares s's scratch: after
+// its order, s's ord, bucket and far-target state are gone (s's ranks stay).
+func (s *rowOrder) sharing() *rowOrder {
+	return &rowOrder{orderScratch: s.orderScratch, nc: s.nc, cnt: make([]int32, len(s.cnt)), rank: make([]int32, len(s.rank))}
 }
 
 // estimate sets the buckets' range from a strided sample of the row: from a little below the
