@@ -69,6 +69,7 @@ type orderScratch struct {
 	tv    []float64
 	tj    []int32
 	smp   []float64
+	bigs  []int32 // coarse buckets left to the comparison sort
 }
 
 // unranked is the rank of the points beyond the ordered part (and of the point itself).
@@ -145,27 +146,14 @@ func (s *rowOrder) order(d []float64, i int, lo, hi float64, need int) {
 	s.finish(d, i, need, true)
 }
 
-// count assigns every point of d its coarse bucket and counts the buckets.
-func (s *rowOrder) count(d []float64) {
-	cb, cnt := s.cb[:len(d)], s.cnt[:2*s.nc+2]
-	clear(cnt)
-	lo, scale, last := s.lo, s.scale, float64(2*s.nc-1)
-	for j, v := range d {
-		c := uint16(min(max(v-lo, 0)*scale, last)) // monotone in v; nc and later beyond up
-		cb[j] = c
-		cnt[c+1]++
-	}
-}
-
 // finish ranks the row d whose points count has bucketed; unless final, it reports false, having
 // ranked nothing, when the need nearest points do not all lie within the buckets' range.
 func (s *rowOrder) finish(d []float64, i int, need int, final bool) bool {
 	n := len(d)
 	nc := s.nc
-	cb, ord, rank := s.cb[:n], s.ord[:n+1], s.rank[:n]
+	cb := s.cb[:n]
 	nb := 2 * nc // buckets; nb holds the point itself
 	cnt := s.cnt[:nb+2]
-	lo, scale := s.lo, s.scale
 	cnt[cb[i]+1]-- // the point itself is not ranked
 	cb[i] = uint16(nb)
 	cut := nb
@@ -180,111 +168,33 @@ func (s *rowOrder) finish(d []float64, i int, need int, final bool) bool {
 	if cut >= nc && !final {
 		return false
 	}
-	// Every point moves into coarse bucket order (index order within a bucket).
-	m := cnt[cut+1]
-	pos := s.pos[:nb+1]
-	copy(pos, cnt[:nb+1])
-	for j, c := range cb {
-		p := pos[c]
-		pos[c] = p + 1
-		ord[p] = int32(j)
-		rank[j] = unranked
-	}
-	for c := 0; c <= cut; c++ {
-		b, e := cnt[c], cnt[c+1]
-		ids := ord[b:e]
-		if cap(s.keys) < len(ids) {
-			s.keys = make([]float64, 2*len(ids))
-		}
-		ks := s.keys[:len(ids)]
-		for q, j := range ids { // gathered here, in L1, rather than moved with the points
-			ks[q] = d[j]
-		}
-		switch {
-		case e-b <= 16:
-			insertion(ids, ks)
-		default:
-			s.fine(ids, ks, d, lo, scale, c)
-		}
-		for p, j := range ord[b:e] {
-			rank[j] = b + int32(p) + 1
-		}
-	}
-	s.m = int(m)
+	// Every point moves into coarse bucket order (index order within a bucket) and the buckets up
+	// to cut are sorted.
+	s.place(d, cut)
+	s.m = int(cnt[cut+1])
 	return true
 }
 
-// insertion sorts the points ids by their distances ks (stable: equal distances keep their
-// order, which is increasing index).
-func insertion(ids []int32, ks []float64) {
-	ks = ks[:len(ids)]
-	for p := 1; p < len(ids); p++ {
-		v := ks[p]
-		if ks[p-1] <= v {
-			continue
-		}
-		j := ids[p]
-		q := p
-		for ; q > 0 && ks[q-1] > v; q-- {
-			ids[q], ks[q] = ids[q-1], ks[q-1]
-		}
-		ids[q], ks[q] = j, v
-	}
-}
-
-// fine sorts the points ids (in increasing index order) of coarse bucket c, whose distances are
-// ks, by a counting sort on fine buckets: the coarse bucket's share of the same linear map
-// (v − lo)·scale, scaled by a power of two so that the fine bucket of a point never leaves its
-// coarse bucket's range.
-func (s *rowOrder) fine(ids []int32, ks []float64, d []float64, lo, scale float64, c int) {
-	m := len(ids)
-	ks = ks[:m]
-	nf := 1 << bits.Len(uint(m-1)) // ≥ m
-	if cap(s.sub) < nf+1 {
-		s.sub = make([]int32, 2*nf+1)
+// grow makes the fine level's buffers hold a coarse bucket of m points.
+func (s *orderScratch) grow(m int) {
+	if cap(s.keys) < m {
+		s.keys = make([]float64, 2*m)
 	}
 	if cap(s.sb) < m {
 		s.sb = make([]uint32, 2*m)
 		s.tmpI, s.tmpK = make([]int32, 2*m), make([]float64, 2*m)
 	}
-	sub, sb, tmpI, tmpK := s.sub[:nf], s.sb[:m], s.tmpI[:m], s.tmpK[:m]
-	clear(sub)
-	// (v−lo)·scale·nf rounds exactly as (v−lo)·scale does, times nf: its floor lies in
-	// [c·nf, (c+1)·nf).
-	sc := scale * float64(nf)
-	base := float64(c * nf)
-	last := uint32(nf - 1)
-	for t, v := range ks {
-		f := min(uint32(max(max(v-lo, 0)*sc-base, 0)), last)
-		sb[t] = f
-		sub[f]++
+}
+
+// cmpPoint orders the points x and y of the row d by (distance, index).
+func cmpPoint(d []float64, x, y int32) int {
+	switch {
+	case d[x] < d[y]:
+		return -1
+	case d[x] > d[y]:
+		return 1
 	}
-	most, sum := int32(0), int32(0)
-	for f, c := range sub[:nf] { // counts to starts
-		most = max(most, c)
-		sub[f] = sum
-		sum += c
-	}
-	for t, f := range sb {
-		p := sub[f]
-		sub[f] = p + 1
-		tmpI[p], tmpK[p] = ids[t], ks[t]
-	}
-	if most <= 48 {
-		insertion(tmpI, tmpK)
-		copy(ids, tmpI)
-		return
-	}
-	copy(ids, tmpI)
-	slices.SortFunc(ids, func(x, y int32) int {
-		switch {
-		case d[x] < d[y]:
-			return -1
-		case d[x] > d[y]:
-			return 1
-		}
-		return int(x) - int(y)
-	})
+	return int(x) - int(y)
 }
 
 // ranksOf sets out[m] to the rank of t[m] (1 = nearest; t[m] ≠ i) in the row d. A target beyond

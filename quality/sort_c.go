@@ -1,0 +1,232 @@
+//go:build openblas && cgo
+
+package quality
+
+/*
+#cgo CFLAGS: -O2 -std=c11
+#include <immintrin.h>
+#include <stdint.h>
+#include <string.h>
+
+static int have512 = -1;
+
+static int use512(void) {
+	if (have512 < 0) {
+		__builtin_cpu_init();
+		have512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
+	}
+	return have512;
+}
+
+// ord_count is rowOrder.count: cb[j] = (uint16)min(max(d[j] − lo, 0)·scale, last), cnt[cb[j]+1]++
+// (cnt cleared by the caller). -std=c11 keeps GCC from fusing multiply-adds (ISO mode: fp-contract off). The bucket of eight points at a time is computed in vector lanes,
+// with the same operations in the same order as the Go loop, so the buckets are the same.
+__attribute__((target("avx512f,avx512vl")))
+static void ord_count512(const double *d, long n, double lo, double scale, double last, uint16_t *cb, int32_t *cnt) {
+	__m512d vlo = _mm512_set1_pd(lo), vsc = _mm512_set1_pd(scale), vla = _mm512_set1_pd(last), z = _mm512_setzero_pd();
+	int32_t c8[8];
+	long j = 0;
+	for (; j + 8 <= n; j += 8) {
+		__m512d t = _mm512_max_pd(_mm512_sub_pd(_mm512_loadu_pd(d + j), vlo), z);
+		t = _mm512_min_pd(_mm512_mul_pd(t, vsc), vla);
+		__m256i c = _mm512_cvttpd_epi32(t);
+		_mm_storeu_si128((__m128i *)(cb + j), _mm256_cvtepi32_epi16(c));
+		_mm256_storeu_si256((__m256i *)c8, c);
+		cnt[c8[0] + 1]++;
+		cnt[c8[1] + 1]++;
+		cnt[c8[2] + 1]++;
+		cnt[c8[3] + 1]++;
+		cnt[c8[4] + 1]++;
+		cnt[c8[5] + 1]++;
+		cnt[c8[6] + 1]++;
+		cnt[c8[7] + 1]++;
+	}
+	for (; j < n; j++) {
+		double t = d[j] - lo;
+		t = t > 0 ? t : 0;
+		t = t * scale;
+		t = t < last ? t : last;
+		uint16_t c = (uint16_t)(int32_t)t;
+		cb[j] = c;
+		cnt[c + 1]++;
+	}
+}
+
+static void ord_count(const double *d, long n, double lo, double scale, double last, uint16_t *cb, int32_t *cnt) {
+	if (use512()) {
+		ord_count512(d, n, lo, scale, last, cb, cnt);
+		return;
+	}
+	for (long j = 0; j < n; j++) {
+		double t = d[j] - lo;
+		t = t > 0 ? t : 0;
+		t = t * scale;
+		t = t < last ? t : last;
+		uint16_t c = (uint16_t)(int32_t)t;
+		cb[j] = c;
+		cnt[c + 1]++;
+	}
+}
+
+// insertion is the Go insertion: a stable sort of ids by ks.
+static void insertion(int32_t *ids, double *ks, long m) {
+	for (long p = 1; p < m; p++) {
+		double v = ks[p];
+		if (ks[p - 1] <= v) continue;
+		int32_t j = ids[p];
+		long q = p;
+		for (; q > 0 && ks[q - 1] > v; q--) {
+			ids[q] = ids[q - 1];
+			ks[q] = ks[q - 1];
+		}
+		ids[q] = j;
+		ks[q] = v;
+	}
+}
+
+// fine_buckets sets sb[t] = min((uint32)max(max(ks[t] − lo, 0)·sc − base, 0), last) for t < m,
+// as rowOrder.fine does, eight lanes at a time.
+__attribute__((target("avx512f,avx512vl")))
+static void fine_buckets512(const double *ks, long m, double lo, double sc, double base, uint32_t last, uint32_t *sb) {
+	__m512d vlo = _mm512_set1_pd(lo), vsc = _mm512_set1_pd(sc), vba = _mm512_set1_pd(base), z = _mm512_setzero_pd();
+	__m256i vla = _mm256_set1_epi32((int)last);
+	long t = 0;
+	for (; t + 8 <= m; t += 8) {
+		__m512d x = _mm512_max_pd(_mm512_sub_pd(_mm512_loadu_pd(ks + t), vlo), z);
+		x = _mm512_max_pd(_mm512_sub_pd(_mm512_mul_pd(x, vsc), vba), z);
+		__m256i f = _mm256_min_epu32(_mm512_cvttpd_epu32(x), vla);
+		_mm256_storeu_si256((__m256i *)(sb + t), f);
+	}
+	for (; t < m; t++) {
+		double x = ks[t] - lo;
+		x = x > 0 ? x : 0;
+		x = x * sc - base;
+		x = x > 0 ? x : 0;
+		uint32_t f = (uint32_t)x;
+		sb[t] = f < last ? f : last;
+	}
+}
+
+static void fine_buckets(const double *ks, long m, double lo, double sc, double base, uint32_t last, uint32_t *sb) {
+	if (use512()) {
+		fine_buckets512(ks, m, lo, sc, base, last, sb);
+		return;
+	}
+	for (long t = 0; t < m; t++) {
+		double x = ks[t] - lo;
+		x = x > 0 ? x : 0;
+		x = x * sc - base;
+		x = x > 0 ? x : 0;
+		uint32_t f = (uint32_t)x;
+		sb[t] = f < last ? f : last;
+	}
+}
+
+// ord_place is rowOrder.place: every point moves into coarse bucket order; each coarse bucket up
+// to cut is sorted (insertion, or a counting sort on fine buckets then insertion) and its points
+// ranked. A bucket with more than 48 points in one fine bucket is left counting-sorted, unranked,
+// and listed in big for the caller to sort; the count of those is returned.
+static int ord_place(const double *d, long n, const uint16_t *cb, const int32_t *cnt, int32_t *pos, int nb,
+                     int32_t *ord, int32_t *rank, int cut, double lo, double scale,
+                     double *keys, int32_t *sub, uint32_t *sb, int32_t *tmpI, double *tmpK, int32_t *big) {
+	memcpy(pos, cnt, (size_t)(nb + 1) * sizeof(int32_t));
+	for (long j = 0; j < n; j++) {
+		int32_t p = pos[cb[j]]++;
+		ord[p] = (int32_t)j;
+		rank[j] = 0x7fffffff;
+	}
+	int nbig = 0;
+	for (int c = 0; c <= cut; c++) {
+		int32_t b = cnt[c], e = cnt[c + 1];
+		long m = e - b;
+		int32_t *ids = ord + b;
+		for (long q = 0; q < m; q++) keys[q] = d[ids[q]];
+		if (m <= 16) {
+			insertion(ids, keys, m);
+		} else {
+			long nf = 1;
+			while (nf < m) nf <<= 1;
+			memset(sub, 0, (size_t)nf * sizeof(int32_t));
+			fine_buckets(keys, m, lo, scale * (double)nf, (double)((long)c * nf), (uint32_t)(nf - 1), sb);
+			for (long t = 0; t < m; t++) sub[sb[t]]++;
+			int32_t most = 0, sum = 0;
+			for (long f = 0; f < nf; f++) {
+				int32_t k = sub[f];
+				most = k > most ? k : most;
+				sub[f] = sum;
+				sum += k;
+			}
+			for (long t = 0; t < m; t++) {
+				int32_t p = sub[sb[t]]++;
+				tmpI[p] = ids[t];
+				tmpK[p] = keys[t];
+			}
+			if (most > 48) {
+				memcpy(ids, tmpI, (size_t)m * sizeof(int32_t));
+				big[nbig++] = c;
+				continue;
+			}
+			insertion(tmpI, tmpK, m);
+			memcpy(ids, tmpI, (size_t)m * sizeof(int32_t));
+		}
+		for (long p = 0; p < m; p++) rank[ids[p]] = b + (int32_t)p + 1;
+	}
+	return nbig;
+}
+*/
+import "C"
+
+import (
+	"slices"
+	"unsafe"
+)
+
+// count assigns every point of d its coarse bucket and counts the buckets (in C, the bucket
+// arithmetic eight lanes at a time; the same buckets as the Go loop of the pure-Go build).
+func (s *rowOrder) count(d []float64) {
+	cb, cnt := s.cb[:len(d)], s.cnt[:2*s.nc+2]
+	clear(cnt)
+	if len(d) == 0 {
+		return
+	}
+	C.ord_count((*C.double)(unsafe.Pointer(&d[0])), C.long(len(d)), C.double(s.lo), C.double(s.scale), C.double(float64(2*s.nc-1)),
+		(*C.uint16_t)(unsafe.Pointer(&cb[0])), (*C.int32_t)(unsafe.Pointer(&cnt[0])))
+}
+
+// place moves every point into coarse bucket order and ranks the buckets up to cut (in C; see the
+// Go twin in sort_go.go).
+func (s *rowOrder) place(d []float64, cut int) {
+	n := len(d)
+	nb := 2 * s.nc
+	cnt := s.cnt[:nb+2]
+	big := 0
+	for c := 0; c <= cut; c++ {
+		big = max(big, int(cnt[c+1]-cnt[c]))
+	}
+	s.grow(big)
+	nf := 1
+	for nf < big {
+		nf <<= 1
+	}
+	if cap(s.sub) < nf {
+		s.sub = make([]int32, 2*nf)
+	}
+	if cap(s.bigs) < cut+1 {
+		s.bigs = make([]int32, 2*(cut+1))
+	}
+	bigs := s.bigs[:cut+1]
+	nbig := int(C.ord_place((*C.double)(unsafe.Pointer(&d[0])), C.long(n), (*C.uint16_t)(unsafe.Pointer(&s.cb[0])),
+		(*C.int32_t)(unsafe.Pointer(&cnt[0])), (*C.int32_t)(unsafe.Pointer(&s.pos[0])), C.int(nb),
+		(*C.int32_t)(unsafe.Pointer(&s.ord[0])), (*C.int32_t)(unsafe.Pointer(&s.rank[0])), C.int(cut),
+		C.double(s.lo), C.double(s.scale), (*C.double)(unsafe.Pointer(&s.keys[0])), (*C.int32_t)(unsafe.Pointer(&s.sub[0])),
+		(*C.uint32_t)(unsafe.Pointer(&s.sb[0])), (*C.int32_t)(unsafe.Pointer(&s.tmpI[0])), (*C.double)(unsafe.Pointer(&s.tmpK[0])),
+		(*C.int32_t)(unsafe.Pointer(&bigs[0]))))
+	for _, c := range bigs[:nbig] {
+		b, e := s.cnt[c], s.cnt[c+1]
+		ids := s.ord[b:e]
+		slices.SortFunc(ids, func(x, y int32) int { return cmpPoint(d, x, y) })
+		for p, j := range ids {
+			s.rank[j] = b + int32(p) + 1
+		}
+	}
+}

@@ -1,0 +1,116 @@
+//go:build !openblas || !cgo
+
+package quality
+
+import (
+	"math/bits"
+	"slices"
+)
+
+// count assigns every point of d its coarse bucket and counts the buckets.
+func (s *rowOrder) count(d []float64) {
+	cb, cnt := s.cb[:len(d)], s.cnt[:2*s.nc+2]
+	clear(cnt)
+	lo, scale, last := s.lo, s.scale, float64(2*s.nc-1)
+	for j, v := range d {
+		c := uint16(min(max(v-lo, 0)*scale, last)) // monotone in v; nc and later beyond up
+		cb[j] = c
+		cnt[c+1]++
+	}
+}
+
+// place moves every point into coarse bucket order (index order within a bucket) and sorts and
+// ranks each coarse bucket up to cut on its own. (The -tags openblas build runs a C twin.)
+func (s *rowOrder) place(d []float64, cut int) {
+	n := len(d)
+	nb := 2 * s.nc
+	cb, ord, rank, cnt := s.cb[:n], s.ord[:n+1], s.rank[:n], s.cnt[:nb+2]
+	pos := s.pos[:nb+1]
+	copy(pos, cnt[:nb+1])
+	for j, c := range cb {
+		p := pos[c]
+		pos[c] = p + 1
+		ord[p] = int32(j)
+		rank[j] = unranked
+	}
+	for c := 0; c <= cut; c++ {
+		b, e := cnt[c], cnt[c+1]
+		ids := ord[b:e]
+		s.grow(len(ids))
+		ks := s.keys[:len(ids)]
+		for q, j := range ids { // gathered here, in L1, rather than moved with the points
+			ks[q] = d[j]
+		}
+		switch {
+		case e-b <= 16:
+			insertion(ids, ks)
+		default:
+			s.fine(ids, ks, d, s.lo, s.scale, c)
+		}
+		for p, j := range ord[b:e] {
+			rank[j] = b + int32(p) + 1
+		}
+	}
+}
+
+// insertion sorts the points ids by their distances ks (stable: equal distances keep their
+// order, which is increasing index).
+func insertion(ids []int32, ks []float64) {
+	ks = ks[:len(ids)]
+	for p := 1; p < len(ids); p++ {
+		v := ks[p]
+		if ks[p-1] <= v {
+			continue
+		}
+		j := ids[p]
+		q := p
+		for ; q > 0 && ks[q-1] > v; q-- {
+			ids[q], ks[q] = ids[q-1], ks[q-1]
+		}
+		ids[q], ks[q] = j, v
+	}
+}
+
+// fine sorts the points ids (in increasing index order) of coarse bucket c, whose distances are
+// ks, by a counting sort on fine buckets: the coarse bucket's share of the same linear map
+// (v − lo)·scale, scaled by a power of two so that the fine bucket of a point never leaves its
+// coarse bucket's range.
+func (s *rowOrder) fine(ids []int32, ks []float64, d []float64, lo, scale float64, c int) {
+	m := len(ids)
+	ks = ks[:m]
+	nf := 1 << bits.Len(uint(m-1)) // ≥ m
+	if cap(s.sub) < nf+1 {
+		s.sub = make([]int32, 2*nf+1)
+	}
+	s.grow(m)
+	sub, sb, tmpI, tmpK := s.sub[:nf], s.sb[:m], s.tmpI[:m], s.tmpK[:m]
+	clear(sub)
+	// (v−lo)·scale·nf rounds exactly as (v−lo)·scale does, times nf: its floor lies in
+	// [c·nf, (c+1)·nf).
+	sc := scale * float64(nf)
+	base := float64(c * nf)
+	last := uint32(nf - 1)
+	for t, v := range ks {
+		f := min(uint32(max(max(v-lo, 0)*sc-base, 0)), last)
+		sb[t] = f
+		sub[f]++
+	}
+	most, sum := int32(0), int32(0)
+	for f, c := range sub[:nf] { // counts to starts
+		most = max(most, c)
+		sub[f] = sum
+		sum += c
+	}
+	for t, f := range sb {
+		p := sub[f]
+		sub[f] = p + 1
+		tmpI[p], tmpK[p] = ids[t], ks[t]
+	}
+	if most <= 48 {
+		insertion(tmpI, tmpK)
+		copy(ids, tmpI)
+		return
+	}
+	copy(ids, tmpI)
+	slices.SortFunc(ids, func(x, y int32) int { return cmpPoint(d, x, y) })
+}
