@@ -257,13 +257,7 @@ func outRow(y *mat.Dense, i int, row []float64) {
 	raw := y.RawMatrix()
 	yi := y.RawRowView(i)
 	if d == 2 && raw.Stride == 2 {
-		a, b := yi[0], yi[1]
-		data := raw.Data[:2*n]
-		row = row[:n]
-		for j := range row {
-			t, u := data[2*j]-a, data[2*j+1]-b
-			row[j] = t*t + u*u
-		}
+		outRow2(raw.Data[:2*n], i, row[:n])
 		return
 	}
 	for j := 0; j < n; j++ {

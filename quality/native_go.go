@@ -114,3 +114,13 @@ func (s *rowOrder) fine(ids []int32, ks []float64, d []float64, lo, scale float6
 	copy(ids, tmpI)
 	slices.SortFunc(ids, func(x, y int32) int { return cmpPoint(d, x, y) })
 }
+
+// outRow2 sets row[j] = ‖y_j − y_i‖² for the n 2-D points stored row-major in data.
+func outRow2(data []float64, i int, row []float64) {
+	a, b := data[2*i], data[2*i+1]
+	row = row[:len(data)/2]
+	for j := range row {
+		t, u := data[2*j]-a, data[2*j+1]-b
+		row[j] = t*t + u*u
+	}
+}

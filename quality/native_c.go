@@ -173,6 +173,36 @@ static int ord_place(const double *d, long n, const uint16_t *cb, const int32_t 
 	}
 	return nbig;
 }
+
+// out_row2 is outRow for D = 2: row[j] = (y[2j] − a)² + (y[2j+1] − b)², in the Go loop's order of
+// operations (no fused multiply-add), eight points at a time.
+__attribute__((target("avx512f")))
+static void out_row2_512(const double *y, long n, double a, double b, double *row) {
+	__m512d va = _mm512_set1_pd(a), vb = _mm512_set1_pd(b);
+	__m512i ie = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), io = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+	long j = 0;
+	for (; j + 8 <= n; j += 8) {
+		__m512d lo = _mm512_loadu_pd(y + 2 * j), hi = _mm512_loadu_pd(y + 2 * j + 8);
+		__m512d t = _mm512_sub_pd(_mm512_permutex2var_pd(lo, ie, hi), va);
+		__m512d u = _mm512_sub_pd(_mm512_permutex2var_pd(lo, io, hi), vb);
+		_mm512_storeu_pd(row + j, _mm512_add_pd(_mm512_mul_pd(t, t), _mm512_mul_pd(u, u)));
+	}
+	for (; j < n; j++) {
+		double t = y[2 * j] - a, u = y[2 * j + 1] - b;
+		row[j] = t * t + u * u;
+	}
+}
+
+static void out_row2(const double *y, long n, double a, double b, double *row) {
+	if (use512()) {
+		out_row2_512(y, n, a, b, row);
+		return;
+	}
+	for (long j = 0; j < n; j++) {
+		double t = y[2 * j] - a, u = y[2 * j + 1] - b;
+		row[j] = t * t + u * u;
+	}
+}
 */
 import "C"
 
@@ -229,4 +259,15 @@ func (s *rowOrder) place(d []float64, cut int) {
 			s.rank[j] = b + int32(p) + 1
 		}
 	}
+}
+
+// outRow2 sets row[j] = ‖y_j − y_i‖² for the n 2-D points stored row-major in data (in C; the same
+// operations as the Go loop of the pure-Go build, so the same bits).
+func outRow2(data []float64, i int, row []float64) {
+	n := len(data) / 2
+	if n == 0 {
+		return
+	}
+	C.out_row2((*C.double)(unsafe.Pointer(&data[0])), C.long(n), C.double(data[2*i]), C.double(data[2*i+1]),
+		(*C.double)(unsafe.Pointer(&row[0])))
 }
