@@ -45,7 +45,11 @@ static double tab16[16];
 // by the one 512-bit multiply-add port.
 __attribute__((target("avx512f,avx512dq")))
 static inline __m512d expneg8(__m512d t, __m512d tlo, __m512d thi) {
-	__m512d k = _mm512_roundscale_pd(_mm512_mul_pd(t, _mm512_set1_pd(23.083120654223414)), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+	// k = round(16·t/ln2) lands in the low mantissa bits of kb = 16·t/ln2 + 1.5·2^52 (exact for
+	// 0 ≤ t ≤ 700): no separate rounding or conversion instruction.
+	const __m512d magic = _mm512_set1_pd(6755399441055744.0);
+	__m512d kb = _mm512_fmadd_pd(t, _mm512_set1_pd(23.083120654223414), magic);
+	__m512d k = _mm512_sub_pd(kb, magic);
 	__m512d r = _mm512_fmadd_pd(k, _mm512_set1_pd(1.90821492927058770002e-10 / 16),
 	                            _mm512_fmsub_pd(k, _mm512_set1_pd(6.93147180369123816490e-01 / 16), t));
 	__m512d p = _mm512_set1_pd(1.0 / 5040.0);
@@ -56,9 +60,9 @@ static inline __m512d expneg8(__m512d t, __m512d tlo, __m512d thi) {
 	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(0.5));
 	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
 	p = _mm512_fmadd_pd(p, r, _mm512_set1_pd(1.0));
-	__m512i ki = _mm512_cvtpd_epi64(k);
+	__m512i ki = _mm512_castpd_si512(kb); // k in the low bits (k < 2^51)
 	__m512d f = _mm512_permutex2var_pd(tlo, ki, thi); // index k mod 16 (the low four bits)
-	__m512i e = _mm512_slli_epi64(_mm512_srli_epi64(ki, 4), 52);
+	__m512i e = _mm512_slli_epi64(_mm512_srli_epi64(ki, 4), 52); // ⌊k/16⌋ in the exponent field (bits above 52 shift out)
 	return _mm512_mul_pd(p, _mm512_castsi512_pd(_mm512_sub_epi64(_mm512_castpd_si512(f), e)));
 }
 
