@@ -38,6 +38,7 @@ type worker struct {
 	// ordered rows (rank-based measures): the nearest points of either space and their ranks
 	ox, oy *rowOrder
 	nx     []int32 // the r1 nearest input points, kept from ox's order while oy orders
+	rtmp   []int32 // rowRanked's scratch
 	// smoothed measures: the σ search
 	search affinity.DredvizSearch
 }
@@ -172,7 +173,7 @@ func (ps *passState) newWorker(n int) *worker {
 	if ps.want.rank {
 		wk.ox = newRowOrder(n)
 		wk.oy = wk.ox.sharing()
-		wk.nx = make([]int32, ps.rb.r1)
+		wk.nx, wk.rtmp = make([]int32, ps.rb.r1), make([]int32, ps.rb.r1)
 	}
 	return wk
 }
@@ -204,7 +205,7 @@ func (ps *passState) row(wk *worker, i int, dx, dy []float64) {
 			wk.oy.ranksOf(dy, wk.inIdx, wk.ranks)
 			accumulateTC(wk.csum, wk.ranks[:ps.k])
 		}
-		ps.rowRP[i], ps.rowRR[i] = ps.rb.rowRanked(wk.ox.rank, wk.oy.rank, wk.nx, wk.oy.ord)
+		ps.rowRP[i], ps.rowRR[i] = ps.rb.rowRanked(wk.ox.rank, wk.oy.rank, wk.nx, wk.oy.ord, wk.rtmp)
 	} else {
 		if ps.want.cont || ps.want.pr {
 			wk.heap.Reset(ps.k)

@@ -71,39 +71,5 @@ func newRankBase(n, k int) *rankBase {
 	return rb
 }
 
-// rowRanked returns the rank-based KL(q‖p) and KL(p‖q) of a row whose input and output ranks are
-// rx and ry (unranked beyond the ordered part, and for the point itself); nx and ny are the r1
-// nearest input and output points in order. A point contributes q(log q − log p) + … only through
-// the larger of its two probabilities, so points ranked beyond r1 in both spaces (both weights
-// below e^−60 of the largest, and log-ratios at most 450) are left out, as the smoothed measures
-// leave out negligible weights; beyond r0 ranks are clamped. The terms are summed in input rank
-// order over nx, then in output rank order over the points of ny that are not in nx.
-func (rb *rankBase) rowRanked(rx, ry, nx, ny []int32) (prec, rec float64) {
-	r0, r1 := int32(rb.r0), int32(rb.r1)
-	tab := rb.tab[:r0+1]
-	for a, j := range nx[:r1] {
-		b := ry[j]
-		if b > r0 {
-			b = 0 // clamped (beyond r0, or unranked)
-		}
-		p, q := tab[a+1], tab[b]
-		prec += q.p * (q.lp - p.lp)
-		rec += p.p * (p.lp - q.lp)
-	}
-	for b, j := range ny[:r1] {
-		a := rx[j]
-		if a <= r1 {
-			continue
-		}
-		if a > r0 {
-			a = 0
-		}
-		p, q := tab[a], tab[b+1]
-		prec += q.p * (q.lp - p.lp)
-		rec += p.p * (p.lp - q.lp)
-	}
-	return prec, rec
-}
-
 // pLogP is a probability and its logarithm.
 type pLogP struct{ p, lp float64 }
