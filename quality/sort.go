@@ -110,7 +110,6 @@ func (s *rowOrder) estimate(d []float64, i int, hi float64, need int) bool {
 			smp = append(smp, d[j])
 		}
 	}
-	slices.Sort(smp)
 	// The number of sampled points below the need-th nearest is binomial: go 5 standard
 	// deviations (and 4 points) beyond its mean.
 	p := float64(need) / float64(n-1)
@@ -119,9 +118,56 @@ func (s *rowOrder) estimate(d []float64, i int, hi float64, need int) bool {
 	if q >= len(smp) {
 		return false
 	}
-	up := smp[q]
-	s.setRange(smp[0]-(up-smp[0])/16, up, hi)
+	up := selectKth(smp, q) // the sample's (q+1)-th smallest; smp[:q] hold the smaller ones
+	lo := up
+	for _, v := range smp[:q] {
+		lo = min(lo, v)
+	}
+	s.setRange(lo-(up-lo)/16, up, hi)
 	return true
+}
+
+// selectKth reorders a so that a[k] is its (k+1)-th smallest value, with no larger value before
+// it and no smaller one after (Hoare's selection, median-of-three pivots: O(len(a)) expected), and
+// returns a[k]. The reordering depends only on a's contents, so it is deterministic.
+func selectKth(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for hi > lo {
+		m := lo + (hi-lo)/2
+		if a[m] < a[lo] {
+			a[m], a[lo] = a[lo], a[m]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[m] {
+			a[hi], a[m] = a[m], a[hi]
+		}
+		pv := a[m]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < pv {
+				i++
+			}
+			for a[j] > pv {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
 }
 
 // setRange puts the coarse buckets over [lo, up]; hi is the row's largest distance.

@@ -133,3 +133,39 @@ func TestRowOrderMatchesSort(t *testing.T) {
 		}
 	}
 }
+
+// selectKth returns what sorting returns at k, and leaves the smaller values before it and the
+// larger after, on random, tied and sorted inputs.
+func TestSelectKth(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 2, 3, 10, 511, 512} {
+		for shape := range 4 {
+			a := make([]float64, n)
+			for j := range a {
+				switch shape {
+				case 0:
+					a[j] = rng.Float64()
+				case 1:
+					a[j] = float64(rng.IntN(4))
+				case 2:
+					a[j] = float64(j)
+				default:
+					a[j] = float64(n - j)
+				}
+			}
+			for _, k := range []int{0, n / 3, n - 1} {
+				b := slices.Clone(a)
+				ref := slices.Clone(a)
+				slices.Sort(ref)
+				if got := selectKth(b, k); got != ref[k] {
+					t.Fatalf("n=%d shape %d k=%d: %v, want %v", n, shape, k, got, ref[k])
+				}
+				for j, v := range b {
+					if (j < k && v > b[k]) || (j > k && v < b[k]) {
+						t.Fatalf("n=%d shape %d k=%d: b[%d] = %v on the wrong side of %v", n, shape, k, j, v, b[k])
+					}
+				}
+			}
+		}
+	}
+}
