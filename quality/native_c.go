@@ -233,10 +233,7 @@ static void rank_terms(const int32_t *rx, const int32_t *ry, const int32_t *nx, 
 */
 import "C"
 
-import (
-	"slices"
-	"unsafe"
-)
+import "unsafe"
 
 // count assigns every point of d its coarse bucket and counts the buckets (in C, the bucket
 // arithmetic eight lanes at a time; the same buckets as the Go loop of the pure-Go build).
@@ -278,14 +275,8 @@ func (s *rowOrder) place(d []float64, cut int) {
 		C.double(s.lo), C.double(s.scale), (*C.double)(unsafe.Pointer(&s.keys[0])), (*C.int32_t)(unsafe.Pointer(&s.sub[0])),
 		(*C.uint32_t)(unsafe.Pointer(&s.sb[0])), (*C.int32_t)(unsafe.Pointer(&s.tmpI[0])), (*C.double)(unsafe.Pointer(&s.tmpK[0])),
 		(*C.int32_t)(unsafe.Pointer(&bigs[0]))))
-	for _, c := range bigs[:nbig] {
-		b, e := s.cnt[c], s.cnt[c+1]
-		ids := s.ord[b:e]
-		slices.SortFunc(ids, func(x, y int32) int { return cmpPoint(d, x, y) })
-		for p, j := range ids {
-			s.rank[j] = b + int32(p) + 1
-		}
-	}
+	s.bigs = bigs[:nbig]
+	s.sortBig(d)
 }
 
 // outRow2 sets row[j] = ‖y_j − y_i‖² for the n 2-D points stored row-major in data (in C; the same

@@ -2,10 +2,7 @@
 
 package quality
 
-import (
-	"math/bits"
-	"slices"
-)
+import "math/bits"
 
 // count assigns every point of d its coarse bucket and counts the buckets.
 func (s *rowOrder) count(d []float64) {
@@ -41,16 +38,17 @@ func (s *rowOrder) place(d []float64, cut int) {
 		for q, j := range ids { // gathered here, in L1, rather than moved with the points
 			ks[q] = d[j]
 		}
-		switch {
-		case e-b <= 16:
+		if e-b <= 16 {
 			insertion(ids, ks)
-		default:
-			s.fine(ids, ks, d, s.lo, s.scale, c)
+		} else if !s.fine(ids, ks, s.lo, s.scale, c) {
+			s.bigs = append(s.bigs, int32(c))
+			continue
 		}
 		for p, j := range ord[b:e] {
 			rank[j] = b + int32(p) + 1
 		}
 	}
+	s.sortBig(d)
 }
 
 // insertion sorts the points ids by their distances ks (stable: equal distances keep their
@@ -74,8 +72,9 @@ func insertion(ids []int32, ks []float64) {
 // fine sorts the points ids (in increasing index order) of coarse bucket c, whose distances are
 // ks, by a counting sort on fine buckets: the coarse bucket's share of the same linear map
 // (v − lo)·scale, scaled by a power of two so that the fine bucket of a point never leaves its
-// coarse bucket's range.
-func (s *rowOrder) fine(ids []int32, ks []float64, d []float64, lo, scale float64, c int) {
+// coarse bucket's range. It reports false, leaving the points counting-sorted but not sorted,
+// when more than 48 of them share a fine bucket.
+func (s *rowOrder) fine(ids []int32, ks []float64, lo, scale float64, c int) bool {
 	m := len(ids)
 	ks = ks[:m]
 	nf := 1 << bits.Len(uint(m-1)) // ≥ m
@@ -106,13 +105,13 @@ func (s *rowOrder) fine(ids []int32, ks []float64, d []float64, lo, scale float6
 		sub[f] = p + 1
 		tmpI[p], tmpK[p] = ids[t], ks[t]
 	}
-	if most <= 48 {
-		insertion(tmpI, tmpK)
+	if most > 48 { // left to sortBig
 		copy(ids, tmpI)
-		return
+		return false
 	}
+	insertion(tmpI, tmpK)
 	copy(ids, tmpI)
-	slices.SortFunc(ids, func(x, y int32) int { return cmpPoint(d, x, y) })
+	return true
 }
 
 // outRow2 sets row[j] = ‖y_j − y_i‖² for the n 2-D points stored row-major in data.

@@ -69,7 +69,7 @@ type orderScratch struct {
 	tv    []float64
 	tj    []int32
 	smp   []float64
-	bigs  []int32 // coarse buckets left to the comparison sort
+	bigs  []int32 // coarse buckets left to the comparison sort (sortBig)
 }
 
 // unranked is the rank of the points beyond the ordered part (and of the point itself).
@@ -230,6 +230,21 @@ func (s *orderScratch) grow(m int) {
 		s.sb = make([]uint32, 2*m)
 		s.tmpI, s.tmpK = make([]int32, 2*m), make([]float64, 2*m)
 	}
+}
+
+// sortBig sorts and ranks the coarse buckets listed in s.bigs, which place left in index order
+// or counting-sorted, unranked: more than 48 of their points shared one fine bucket (many equal
+// distances), where insertion would be quadratic.
+func (s *rowOrder) sortBig(d []float64) {
+	for _, c := range s.bigs {
+		b, e := s.cnt[c], s.cnt[c+1]
+		ids := s.ord[b:e]
+		slices.SortFunc(ids, func(x, y int32) int { return cmpPoint(d, x, y) })
+		for p, j := range ids {
+			s.rank[j] = b + int32(p) + 1
+		}
+	}
+	s.bigs = s.bigs[:0]
 }
 
 // cmpPoint orders the points x and y of the row d by (distance, index).
