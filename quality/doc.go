@@ -4,27 +4,30 @@
 // per-class F-measure of Parametric Embedding (Iwata et al. 2007).
 //
 // Memory is O(n·(Neighbors+MaxRetrieved)) plus O(n) per worker: no n×n matrix is ever stored.
-// Input distances come from package neighbors (blocked BLAS products for H > 8 — exact single
-// precision ones for small-integer data such as pixels — plain loops otherwise); each output row
-// is recomputed by plain loops next to it. Evaluate makes two passes: neighbors.MeanDistance over
-// the unordered pairs (half the products) for the mean distances the smoothed measures rescale
-// by, then one pass over the full rows for every measure. Per row it ranks the r0 ≈ 0.68·n nearest
-// points of either space by a bucket counting sort (O(n); the ranks serve trustworthiness,
-// continuity, the P/R curves and the rank-based measures alike), calibrates σ_i with
-// affinity.DredvizSearch (about 8 row entropies instead of dredviz's 16) and sums the KL terms
-// once. With -tags openblas the row entropies and the KL sums run in C (internal/blas, AVX-512,
-// about 1.2 ns per element).
+// Input distances come from package neighbors (blocked products for H > 8 — exact int8 ones with
+// AVX-512 VNNI, or exact single precision ones, for small-integer data such as pixels — plain
+// loops otherwise); each output row is recomputed next to it. Evaluate makes two passes:
+// neighbors.MeanDistance over the unordered pairs (half the products) for the mean distances the
+// smoothed measures rescale by, then one pass over the full rows for every measure. Per row it
+// ranks the r0 ≈ 0.68·n nearest points of either space by a two-level bucket counting sort (O(n);
+// the ranks serve trustworthiness, continuity, the P/R curves and the rank-based measures alike),
+// calibrates σ_i with affinity.DredvizSearch (about 8 row entropies instead of dredviz's 16) and
+// sums the KL terms once, reading the distance rows in place. With -tags openblas the row
+// entropies, KL sums, row ranges, 2-D output rows, the bucket counting and placement and the
+// rank-based terms run in C (AVX-512 where the CPU has it); the pure-Go build runs the Go twins
+// of the same algorithms (same ranks and buckets; the exponentials differ in the last bits).
 //
-// Measured (MNIST, 2-D PCA, -tags openblas, 2 cores shared with 3–4 other busy processes, so
-// wall times are inflated; user CPU time is the steadier figure): n = 10,000, every measure
-// 12.5–13.4 s (11–12 s CPU), was 95 s; trustworthiness alone 5.7 s against scikit-learn 1.2.1's
-// 29–35 s. n = 70,000, every measure 499–725 s wall (three runs, median 691 s), 491–508 s CPU,
-// 1.6 GB peak (the old code did not finish in 29 minutes); on an idle machine about 250 s. The
-// pure-Go build takes 71 s at n = 10,000 (47 s CPU). Where the CPU goes at n = 70,000:
-// single-precision products 88 s (1.5·n²·H flops at ~120 GFLOP/s per core); ranking both rows
-// 180 s (two bucket sorts of 70,000 per row, limited by cache misses, not arithmetic: a C twin of
-// the Go version left the total unchanged, 491 s CPU, and was dropped); rank-based terms and row
-// sweeps 90 s; smoothed measures 55 s.
+// Measured (MNIST, 2-D PCA, -tags openblas, the 2-core machine shared with a helper's training
+// run on one core, so wall times are inflated; user CPU time is the steadier figure):
+// n = 70,000, every measure: 229 s CPU (was 414 s at the start of the session that wrote this;
+// 491–508 s the session before), 1.29 GB peak. On an idle machine that session measured the old
+// code at 215 s wall for 398 s CPU, so the present code should take about 229/1.85 ≈ 124 s there.
+// Trustworthiness alone at n = 10,000: 2.4–2.6 s against scikit-learn 1.2.1's 19–25 s on the same
+// machine at the same time (0.59 against 2.5 GB peak). Where the CPU went at n = 30,000 (profile):
+// placing and sorting the buckets 40%, the σ search's row entropies 16%, the int8 products 11%,
+// rank-based terms 7.5%, bucket counting 6%, range estimate 5.5% (since replaced by a selection),
+// KL sums 3.5%, 2-D output rows 2%. The ordering is limited by cache misses, not arithmetic: a
+// scalar C twin of the Go code gained nothing; computing the buckets eight lanes at a time did.
 //
 // # Conventions
 //

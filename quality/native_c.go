@@ -18,6 +18,20 @@ static int use512(void) {
 	return have512;
 }
 
+// ord_count_from is the scalar loop of ord_count from point j on (the vector loop's tail and
+// the fallback).
+static void ord_count_from(const double *d, long j, long n, double lo, double scale, double last, uint16_t *cb, int32_t *cnt) {
+	for (; j < n; j++) {
+		double t = d[j] - lo;
+		t = t > 0 ? t : 0;
+		t = t * scale;
+		t = t < last ? t : last;
+		uint16_t c = (uint16_t)(int32_t)t;
+		cb[j] = c;
+		cnt[c + 1]++;
+	}
+}
+
 // ord_count is rowOrder.count: cb[j] = (uint16)min(max(d[j] − lo, 0)·scale, last), cnt[cb[j]+1]++
 // (cnt cleared by the caller). -std=c11 keeps GCC from fusing multiply-adds (ISO mode: fp-contract off). The bucket of eight points at a time is computed in vector lanes,
 // with the same operations in the same order as the Go loop, so the buckets are the same.
@@ -41,15 +55,7 @@ static void ord_count512(const double *d, long n, double lo, double scale, doubl
 		cnt[c8[6] + 1]++;
 		cnt[c8[7] + 1]++;
 	}
-	for (; j < n; j++) {
-		double t = d[j] - lo;
-		t = t > 0 ? t : 0;
-		t = t * scale;
-		t = t < last ? t : last;
-		uint16_t c = (uint16_t)(int32_t)t;
-		cb[j] = c;
-		cnt[c + 1]++;
-	}
+	ord_count_from(d, j, n, lo, scale, last, cb, cnt);
 }
 
 static void ord_count(const double *d, long n, double lo, double scale, double last, uint16_t *cb, int32_t *cnt) {
@@ -57,15 +63,7 @@ static void ord_count(const double *d, long n, double lo, double scale, double l
 		ord_count512(d, n, lo, scale, last, cb, cnt);
 		return;
 	}
-	for (long j = 0; j < n; j++) {
-		double t = d[j] - lo;
-		t = t > 0 ? t : 0;
-		t = t * scale;
-		t = t < last ? t : last;
-		uint16_t c = (uint16_t)(int32_t)t;
-		cb[j] = c;
-		cnt[c + 1]++;
-	}
+	ord_count_from(d, 0, n, lo, scale, last, cb, cnt);
 }
 
 // insertion is the Go insertion: a stable sort of ids by ks.
@@ -84,6 +82,18 @@ static void insertion(int32_t *ids, double *ks, long m) {
 	}
 }
 
+// fine_from is the scalar loop of fine_buckets from point t on.
+static void fine_from(const double *ks, long t, long m, double lo, double sc, double base, uint32_t last, uint32_t *sb) {
+	for (; t < m; t++) {
+		double x = ks[t] - lo;
+		x = x > 0 ? x : 0;
+		x = x * sc - base;
+		x = x > 0 ? x : 0;
+		uint32_t f = (uint32_t)x;
+		sb[t] = f < last ? f : last;
+	}
+}
+
 // fine_buckets sets sb[t] = min((uint32)max(max(ks[t] − lo, 0)·sc − base, 0), last) for t < m,
 // as rowOrder.fine does, eight lanes at a time.
 __attribute__((target("avx512f,avx512vl")))
@@ -97,14 +107,7 @@ static void fine_buckets512(const double *ks, long m, double lo, double sc, doub
 		__m256i f = _mm256_min_epu32(_mm512_cvttpd_epu32(x), vla);
 		_mm256_storeu_si256((__m256i *)(sb + t), f);
 	}
-	for (; t < m; t++) {
-		double x = ks[t] - lo;
-		x = x > 0 ? x : 0;
-		x = x * sc - base;
-		x = x > 0 ? x : 0;
-		uint32_t f = (uint32_t)x;
-		sb[t] = f < last ? f : last;
-	}
+	fine_from(ks, t, m, lo, sc, base, last, sb);
 }
 
 static void fine_buckets(const double *ks, long m, double lo, double sc, double base, uint32_t last, uint32_t *sb) {
@@ -112,14 +115,7 @@ static void fine_buckets(const double *ks, long m, double lo, double sc, double 
 		fine_buckets512(ks, m, lo, sc, base, last, sb);
 		return;
 	}
-	for (long t = 0; t < m; t++) {
-		double x = ks[t] - lo;
-		x = x > 0 ? x : 0;
-		x = x * sc - base;
-		x = x > 0 ? x : 0;
-		uint32_t f = (uint32_t)x;
-		sb[t] = f < last ? f : last;
-	}
+	fine_from(ks, 0, m, lo, sc, base, last, sb);
 }
 
 // ord_place is rowOrder.place: every point moves into coarse bucket order; each coarse bucket up
@@ -174,6 +170,14 @@ static int ord_place(const double *d, long n, const uint16_t *cb, const int32_t 
 	return nbig;
 }
 
+// out_row2_from is the scalar loop of out_row2 from point j on.
+static void out_row2_from(const double *y, long j, long n, double a, double b, double *row) {
+	for (; j < n; j++) {
+		double t = y[2 * j] - a, u = y[2 * j + 1] - b;
+		row[j] = t * t + u * u;
+	}
+}
+
 // out_row2 is outRow for D = 2: row[j] = (y[2j] − a)² + (y[2j+1] − b)², in the Go loop's order of
 // operations (no fused multiply-add), eight points at a time.
 __attribute__((target("avx512f")))
@@ -187,10 +191,7 @@ static void out_row2_512(const double *y, long n, double a, double b, double *ro
 		__m512d u = _mm512_sub_pd(_mm512_permutex2var_pd(lo, io, hi), vb);
 		_mm512_storeu_pd(row + j, _mm512_add_pd(_mm512_mul_pd(t, t), _mm512_mul_pd(u, u)));
 	}
-	for (; j < n; j++) {
-		double t = y[2 * j] - a, u = y[2 * j + 1] - b;
-		row[j] = t * t + u * u;
-	}
+	out_row2_from(y, j, n, a, b, row);
 }
 
 static void out_row2(const double *y, long n, double a, double b, double *row) {
@@ -198,10 +199,7 @@ static void out_row2(const double *y, long n, double a, double b, double *row) {
 		out_row2_512(y, n, a, b, row);
 		return;
 	}
-	for (long j = 0; j < n; j++) {
-		double t = y[2 * j] - a, u = y[2 * j + 1] - b;
-		row[j] = t * t + u * u;
-	}
+	out_row2_from(y, 0, n, a, b, row);
 }
 
 // rank_terms is rankBase.rowRanked (see native_go.go) with the same operations in the same order;
