@@ -97,6 +97,16 @@ func HOPECurvePlot(s *HOPESet) (*plot.Plot, error) {
 	return p, nil
 }
 
+// hasSet reports whether the report has the named data set.
+func (r *HOPEReport) hasSet(name string) bool {
+	for _, s := range r.Sets {
+		if strings.EqualFold(s.Data, name) {
+			return true
+		}
+	}
+	return false
+}
+
 // fineSecs formats short durations in milliseconds.
 func fineSecs(s float64) string {
 	if s < 1 {
@@ -155,6 +165,9 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 	p("## Notes\n\n")
 	p("- The USPS files are the ESL 7,291/2,007 split (values in [−1, 1]), not the paper's 8,000/3,000 split of 11,000 images; the numbers are comparable in kind, not digit for digit. The ESL test digits are markedly harder than held-out training digits (compare the input-space 5-NN errors on the validation split and on the test set above).\n")
 	p("- The joint-exemplar row's training time and curve include the S-HOPE fit it continues from.\n")
+	if !c.NoAugment && r.hasSet("USPS") {
+		p("- USPS S-HOPE (and the exemplar rows that continue from it) trained on rows moved by a fresh random shift of up to %d pixel(s) along each axis whenever they entered a mini-batch (`hope.Augment`), vacated pixels set to the training rows' minimum (−1); the validation and test rows are never moved. The shift was chosen on the validation split only; the row \"%s\" is the same map trained on the plain rows with the earlier settings (at most 40 epochs). MNIST is not augmented.\n", AugmentShift, HOPEBaseline)
+	}
 	p("- Exemplars are 2 per class (z = 20), as in the paper. k-means exemplars are centres in the input space; joint exemplars start from them and are learnt with the map on eq. 9 (alternating for the first epochs).\n")
 	p("- Times were taken on a shared 2-core machine with other jobs running.\n")
 	_, err := io.WriteString(w, b.String())
