@@ -212,3 +212,15 @@ func TestHOPEInterruptKeepsBest(t *testing.T) {
 		t.Errorf("%d embedded rows", len(rows))
 	}
 }
+
+// -no-augment belongs to reproduce hope.
+func TestReproduceNoAugmentOnlyHOPE(t *testing.T) {
+	_, stderr, status := runCLI(t, "", "reproduce", "-no-augment", "pe")
+	if status != 2 || !strings.Contains(stderr, "-no-augment: only for reproduce hope") {
+		t.Errorf("reproduce -no-augment pe: status %d, stderr %q", status, stderr)
+	}
+	stdout, _, _ := runCLI(t, "", "reproduce", "-h")
+	if !strings.Contains(stdout, "-no-augment") {
+		t.Error("reproduce -h does not list -no-augment")
+	}
+}
