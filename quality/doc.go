@@ -17,17 +17,18 @@
 // rank-based terms run in C (AVX-512 where the CPU has it); the pure-Go build runs the Go twins
 // of the same algorithms (same ranks and buckets; the exponentials differ in the last bits).
 //
-// Measured (MNIST, 2-D PCA, -tags openblas, the 2-core machine shared with a helper's training
-// run on one core, so wall times are inflated; user CPU time is the steadier figure):
-// n = 70,000, every measure: 229 s CPU (was 414 s at the start of the session that wrote this;
-// 491–508 s the session before), 1.29 GB peak. On an idle machine that session measured the old
-// code at 215 s wall for 398 s CPU, so the present code should take about 229/1.85 ≈ 124 s there.
-// Trustworthiness alone at n = 10,000: 2.4–2.6 s against scikit-learn 1.2.1's 19–25 s on the same
-// machine at the same time (0.59 against 2.5 GB peak). Where the CPU went at n = 30,000 (profile):
-// placing and sorting the buckets 40%, the σ search's row entropies 16%, the int8 products 11%,
-// rank-based terms 7.5%, bucket counting 6%, range estimate 5.5% (since replaced by a selection),
-// KL sums 3.5%, 2-D output rows 2%. The ordering is limited by cache misses, not arithmetic: a
-// scalar C twin of the Go code gained nothing; computing the buckets eight lanes at a time did.
+// Measured (MNIST, 2-D PCA, -tags openblas, the 2-core machine while a helper's training run kept
+// the other core busy, so no idle-machine wall time exists yet): n = 70,000, every measure, one
+// core (GOMAXPROCS=1): 205 s; both cores, sharing one: 209 s wall, 205 s CPU; 1.29 GB peak. The
+// same run took 398 s CPU (215 s wall on the idle machine) before the int8 products and the C
+// kernels, 491–508 s CPU the session before that. At the 1.85 cores that run used, the present
+// 205 s CPU is about 111 s wall on the idle machine. Trustworthiness alone at n = 10,000:
+// 2.4–2.6 s against scikit-learn 1.2.1's 19–25 s on the same machine at the same time (0.59
+// against 2.5 GB peak). Where the CPU went at n = 30,000 (profile): placing and sorting the
+// buckets 40%, the σ search's row entropies 16%, the int8 products 11%, rank-based terms 7.5%,
+// bucket counting 6%, range estimate 5.5% (since replaced by a selection), KL sums 3.5%, 2-D
+// output rows 2%. The ordering is limited by cache misses, not arithmetic: a scalar C twin of the
+// Go code gained nothing; computing the buckets eight lanes at a time did.
 //
 // # Conventions
 //
