@@ -17,12 +17,12 @@
 // rank-based terms run in C (AVX-512 where the CPU has it); the pure-Go build runs the Go twins
 // of the same algorithms (same ranks and buckets; the exponentials differ in the last bits).
 //
-// Measured (MNIST, 2-D PCA, -tags openblas, the 2-core machine while a helper's training run kept
-// the other core busy, so no idle-machine wall time exists yet): n = 70,000, every measure, one
-// core (GOMAXPROCS=1): 205 s; both cores, sharing one: 209 s wall, 205 s CPU; 1.29 GB peak. The
-// same run took 398 s CPU (215 s wall on the idle machine) before the int8 products and the C
-// kernels, 491–508 s CPU the session before that. At the 1.85 cores that run used, the present
-// 205 s CPU is about 111 s wall on the idle machine. Trustworthiness alone at n = 10,000:
+// Measured (MNIST, 2-D PCA, -tags openblas, the 2-core machine): n = 70,000, every measure, idle
+// machine, two runs: 149 and 154 s wall (244 and 257 s CPU), 1.3 GB peak; one core
+// (GOMAXPROCS=1, the other core busy): 205 s. Two workers make only 1.4× of one: the two cores
+// share the memory traffic the row ordering is bound by. Before the int8 products and the C
+// kernels: 215 s wall, 398 s CPU on the idle machine; 491–508 s CPU the session before.
+// Trustworthiness alone at n = 10,000:
 // 2.4–2.6 s against scikit-learn 1.2.1's 19–25 s on the same machine at the same time (0.59
 // against 2.5 GB peak). Where the CPU went at n = 30,000 (profile): placing and sorting the
 // buckets 40%, the σ search's row entropies 16%, the int8 products 11%, rank-based terms 7.5%,
