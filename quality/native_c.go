@@ -204,36 +204,19 @@ static void out_row2(const double *y, long n, double a, double b, double *row) {
 	out_row2_from(y, 0, n, a, b, row);
 }
 
-// rank_terms is rankBase.rowRanked (see native_go.go) with the same operations in the same order;
-// tab holds (p, log p) pairs. The output ranks of the r1 nearest input points (and the input ranks
-// of the r1 nearest output points) are gathered first, a pass of independent loads.
-static void rank_terms(const int32_t *rx, const int32_t *ry, const int32_t *nx, const int32_t *ny, int32_t r0, int32_t r1,
-                       const double *tab, int32_t *tmp, double *out) {
-	double prec = 0, rec = 0;
-	for (int32_t a = 0; a < r1; a++) tmp[a] = ry[nx[a]];
-	for (int32_t a = 0; a < r1; a++) {
-		int32_t b = tmp[a];
-		if (b > r0) b = 0;
-		double p = tab[2 * (a + 1)], lp = tab[2 * (a + 1) + 1], q = tab[2 * b], lq = tab[2 * b + 1];
-		prec += q * (lq - lp);
-		rec += p * (lp - lq);
-	}
-	for (int32_t b = 0; b < r1; b++) tmp[b] = rx[ny[b]];
-	for (int32_t b = 0; b < r1; b++) {
-		int32_t a = tmp[b];
-		if (a <= r1) continue;
-		if (a > r0) a = 0;
-		double p = tab[2 * a], lp = tab[2 * a + 1], q = tab[2 * (b + 1)], lq = tab[2 * (b + 1) + 1];
-		prec += q * (lq - lp);
-		rec += p * (lp - lq);
-	}
-	out[0] = prec;
-	out[1] = rec;
+// gather sets out[a] = r[idx[a]] for a < m: a pass of independent loads.
+static void gather(const int32_t *r, const int32_t *idx, int32_t m, int32_t *out) {
+	for (int32_t a = 0; a < m; a++) out[a] = r[idx[a]];
 }
 */
 import "C"
 
-import "unsafe"
+import (
+	"unsafe"
+
+	"lowdim/affinity"
+	"lowdim/internal/blas"
+)
 
 // count assigns every point of d its coarse bucket and counts the buckets (in C, the bucket
 // arithmetic eight lanes at a time; the same buckets as the Go loop of the pure-Go build).
@@ -290,18 +273,23 @@ func outRow2(data []float64, i int, row []float64) {
 		(*C.double)(unsafe.Pointer(&row[0])))
 }
 
-// rowRanked returns the rank-based KL(q‖p) and KL(p‖q) of a row (in C; see the Go twin in
-// native_go.go for the definition — same operations, same order, same bits).
-// tmp is scratch of r1 entries.
+// rowRanked returns the rank-based KL(q‖p) and KL(p‖q) of a row (see the Go twin in native_go.go
+// for the definition): the ranks in the other space of the r1 nearest points of each are gathered
+// (in C), then blas.RankKL sums the terms, the rank probabilities of the sequential side read from
+// the table and those of the gathered ranks computed (a vectorised exponential instead of random
+// reads of a table of n entries). The sums agree with the Go twin's to rounding. tmp is scratch of
+// r1 entries.
 func (rb *rankBase) rowRanked(rx, ry, nx, ny, tmp []int32) (prec, rec float64) {
 	r1 := rb.r1
 	if r1 == 0 {
 		return 0, 0
 	}
 	_, _, _ = nx[r1-1], ny[r1-1], tmp[r1-1]
-	var out [2]C.double
-	C.rank_terms((*C.int32_t)(unsafe.Pointer(&rx[0])), (*C.int32_t)(unsafe.Pointer(&ry[0])), (*C.int32_t)(unsafe.Pointer(&nx[0])),
-		(*C.int32_t)(unsafe.Pointer(&ny[0])), C.int32_t(rb.r0), C.int32_t(r1), (*C.double)(unsafe.Pointer(&rb.tab[0])),
-		(*C.int32_t)(unsafe.Pointer(&tmp[0])), &out[0])
-	return float64(out[0]), float64(out[1])
+	seq := unsafe.Slice((*float64)(unsafe.Pointer(&rb.tab[1])), 2*r1) // (p, log p) of ranks 1..r1
+	C.gather((*C.int32_t)(unsafe.Pointer(&ry[0])), (*C.int32_t)(unsafe.Pointer(&nx[0])), C.int32_t(r1), (*C.int32_t)(unsafe.Pointer(&tmp[0])))
+	a, b := blas.RankKL(seq, tmp[:r1], 0, int32(rb.r0), rb.scale, rb.inv, affinity.MaxExp, rb.tmin, rb.lz, rb.clamp, rb.logClamp)
+	prec, rec = a, b
+	C.gather((*C.int32_t)(unsafe.Pointer(&rx[0])), (*C.int32_t)(unsafe.Pointer(&ny[0])), C.int32_t(r1), (*C.int32_t)(unsafe.Pointer(&tmp[0])))
+	a, b = blas.RankKL(seq, tmp[:r1], int32(r1), int32(rb.r0), rb.scale, rb.inv, affinity.MaxExp, rb.tmin, rb.lz, rb.clamp, rb.logClamp)
+	return prec + b, rec + a
 }

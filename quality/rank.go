@@ -16,6 +16,8 @@ type rankBase struct {
 	logClamp, clamp     float64 // the value of every rank beyond r0
 	tab                 []pLogP // tab[r] = (p, log p) of rank r, tab[0] the clamped value
 	worstPrec, worstRec float64 // KL(p_rev‖p) and KL(p‖p_rev), p_rev(r) = p(n−r)
+	// log p(rank r) = −(min((r·scale)²·inv, MaxExp) − tmin) − lz for r ≤ r0
+	scale, inv, tmin, lz float64
 }
 
 // newRankBase builds dredviz klrank's rank distribution: ranks are divided by their mean n/2,
@@ -46,6 +48,7 @@ func newRankBase(n, k int) *rankBase {
 		rb.logBase[r] -= lz
 		rb.base[r] = math.Exp(rb.logBase[r])
 	}
+	rb.scale, rb.inv, rb.tmin, rb.lz = scale, inv, tmin, lz
 	rb.logClamp = -(affinity.MaxExp - tmin) - lz
 	rb.clamp = math.Exp(rb.logClamp)
 	rb.tab = make([]pLogP, n)

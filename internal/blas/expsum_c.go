@@ -177,6 +177,69 @@ static void kl_sums(const double *a, const double *b, long n, double ia, double 
 	memcpy(out, r, sizeof r);
 }
 
+// rank_kl_scalar adds terms m..n−1 of rank_kl to r.
+static void rank_kl_scalar(const double *seq, const int32_t *other, long m, long n, int32_t skip, int32_t r0, double scale, double inv, double clamp,
+                           double tmin, double lz, double cp, double clp, double *r) {
+	for (; m < n; m++) {
+		int32_t k = other[m];
+		if (k <= skip) continue;
+		double o = cp, lo = clp;
+		if (k <= r0) {
+			double v = (double)k * scale;
+			lo = -(__builtin_fmin(v * v * inv, clamp) - tmin) - lz;
+			o = expneg(-lo);
+		}
+		double s = seq[2 * m], ls = seq[2 * m + 1];
+		r[0] += o * (lo - ls);
+		r[1] += s * (ls - lo);
+	}
+}
+
+// rank_kl is RankKL (expsum.go), eight ranks at a time.
+__attribute__((target("avx512f,avx512dq,avx512vl")))
+static void rank_kl512(const double *seq, const int32_t *other, long n, int32_t skip, int32_t r0, double scale, double inv, double clamp,
+                       double tmin, double lz, double cp, double clp, double *out) {
+	__m512d tlo = _mm512_loadu_pd(tab16), thi = _mm512_loadu_pd(tab16 + 8);
+	__m512i ie = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), io = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
+	__m256i vskip = _mm256_set1_epi32(skip), vr0 = _mm256_set1_epi32(r0);
+	__m512d vsc = _mm512_set1_pd(scale), vinv = _mm512_set1_pd(inv), vcl = _mm512_set1_pd(clamp), vtm = _mm512_set1_pd(tmin), vlz = _mm512_set1_pd(lz);
+	__m512d vcp = _mm512_set1_pd(cp), vclp = _mm512_set1_pd(clp), zero = _mm512_setzero_pd();
+	__m512d A = zero, B = zero;
+	long m = 0;
+	for (; m + 8 <= n; m += 8) {
+		__m256i k = _mm256_loadu_si256((const __m256i *)(other + m));
+		__mmask8 use = _mm256_cmpgt_epi32_mask(k, vskip), far = _mm256_cmpgt_epi32_mask(k, vr0);
+		if (!use) continue;
+		__m512d v = _mm512_mul_pd(_mm512_cvtepi32_pd(k), vsc);
+		__m512d t = _mm512_sub_pd(_mm512_min_pd(_mm512_mul_pd(_mm512_mul_pd(v, v), vinv), vcl), vtm); // −lo − lz ≥ 0
+		__m512d lo = _mm512_sub_pd(_mm512_sub_pd(zero, t), vlz);
+		__m512d o = expneg8(_mm512_sub_pd(zero, lo), tlo, thi);
+		lo = _mm512_mask_mov_pd(lo, far, vclp);
+		o = _mm512_mask_mov_pd(o, far, vcp);
+		__m512d p0 = _mm512_loadu_pd(seq + 2 * m), p1 = _mm512_loadu_pd(seq + 2 * m + 8);
+		__m512d s = _mm512_permutex2var_pd(p0, ie, p1), ls = _mm512_permutex2var_pd(p0, io, p1);
+		__m512d d = _mm512_sub_pd(lo, ls);
+		A = _mm512_mask3_fmadd_pd(o, d, A, use);
+		B = _mm512_mask3_fnmadd_pd(s, d, B, use);
+	}
+	double r[2] = {_mm512_reduce_add_pd(A), _mm512_reduce_add_pd(B)};
+	rank_kl_scalar(seq, other, m, n, skip, r0, scale, inv, clamp, tmin, lz, cp, clp, r);
+	out[0] = r[0];
+	out[1] = r[1];
+}
+
+static void rank_kl(const double *seq, const int32_t *other, long n, int32_t skip, int32_t r0, double scale, double inv, double clamp,
+                    double tmin, double lz, double cp, double clp, double *out) {
+	if (use512() && __builtin_cpu_supports("avx512vl")) {
+		rank_kl512(seq, other, n, skip, r0, scale, inv, clamp, tmin, lz, cp, clp, out);
+		return;
+	}
+	double r[2] = {0, 0};
+	rank_kl_scalar(seq, other, 0, n, skip, r0, scale, inv, clamp, tmin, lz, cp, clp, r);
+	out[0] = r[0];
+	out[1] = r[1];
+}
+
 __attribute__((target("avx512f")))
 static void min_max512(const double *a, long n, double *lo, double *hi) {
 	__m512d l0 = _mm512_set1_pd(*lo), h0 = _mm512_set1_pd(*hi), l1 = l0, h1 = h0;
@@ -233,4 +296,11 @@ func minMax(a []float64, lo, hi float64) (float64, float64) {
 	l, h := C.double(lo), C.double(hi)
 	C.min_max((*C.double)(unsafe.Pointer(&a[0])), C.long(len(a)), &l, &h)
 	return float64(l), float64(h)
+}
+
+func rankKL(seq []float64, other []int32, skip, r0 int32, scale, inv, clamp, tmin, lz, cp, clp float64) (a, b float64) {
+	var out [2]C.double
+	C.rank_kl((*C.double)(unsafe.Pointer(&seq[0])), (*C.int32_t)(unsafe.Pointer(&other[0])), C.long(len(other)), C.int32_t(skip), C.int32_t(r0),
+		C.double(scale), C.double(inv), C.double(clamp), C.double(tmin), C.double(lz), C.double(cp), C.double(clp), &out[0])
+	return float64(out[0]), float64(out[1])
 }

@@ -41,3 +41,21 @@ func minMax(a []float64, lo, hi float64) (float64, float64) {
 	}
 	return lo, hi
 }
+
+func rankKL(seq []float64, other []int32, skip, r0 int32, scale, inv, clamp, tmin, lz, cp, clp float64) (a, b float64) {
+	for m, r := range other {
+		if r <= skip {
+			continue
+		}
+		o, lo := cp, clp
+		if r <= r0 {
+			v := float64(r) * scale
+			lo = -(math.Min(v*v*inv, clamp) - tmin) - lz
+			o = math.Exp(lo)
+		}
+		s, ls := seq[2*m], seq[2*m+1]
+		a += o * (lo - ls)
+		b += s * (ls - lo)
+	}
+	return a, b
+}
