@@ -9,9 +9,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"lowdim/internal/blas"
 )
 
 func main() {
+	blas.SpareProcs() // spare Ps for the C kernels' calls (see there); GOMAXPROCS in the environment wins
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	err := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	stop()

@@ -8,6 +8,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
+// Cgo reports whether this build calls C kernels (-tags openblas with cgo).
+const Cgo = false
+
 // Name names the implementation in use.
 var Name = "gonum"
 

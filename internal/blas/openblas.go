@@ -72,6 +72,9 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
+// Cgo reports whether this build calls C kernels (-tags openblas with cgo).
+const Cgo = true
+
 // Name names the implementation in use: "openblas (<core>)", or "gonum (libopenblas not
 // loadable)" when the shared library is missing.
 var Name string

@@ -30,7 +30,11 @@ import (
 	"lowdim/quality"
 )
 
+// procs is GOMAXPROCS in force.
+var procs int
+
 func main() {
+	procs = blas.SpareProcs() // as the lowdim command does
 	if err := run(); err != nil {
 		log.Fatal(err)
 	}
@@ -61,7 +65,7 @@ func run() error {
 			return err
 		}
 	}
-	fmt.Printf("products: %s; load %.2fs, PCA %.2fs\n", blas.Name, loaded.Seconds(), (time.Since(start) - loaded).Seconds())
+	fmt.Printf("products: %s; GOMAXPROCS %d; load %.2fs, PCA %.2fs\n", blas.Name, procs, loaded.Seconds(), (time.Since(start) - loaded).Seconds())
 	if *cpuprofile != "" {
 		f, err := os.Create(*cpuprofile)
 		if err != nil {
