@@ -6,6 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
 )
 
 // TestHOPEQuick runs the quick HOPE reproduction on USPS and checks the report: every method
@@ -60,4 +64,78 @@ func TestHOPEQuick(t *testing.T) {
 	if z, _ := s.Results[4].Exemplars.Dims(); z != 20 {
 		t.Errorf("%d joint exemplars, want 20", z)
 	}
+}
+
+// LoadUSPSMixed re-splits USPS's 9,298 rows into 7,291 and 2,007 that together hold every row
+// once (matched by their pixel sums, as multisets), with each class's test share within one row of
+// 2,007/9,298 of its rows, the same split for the same seed and another for another seed.
+func TestLoadUSPSMixed(t *testing.T) {
+	shared, err := FindShared()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	dir := filepath.Join(shared, "data")
+	tr, te, err := LoadUSPS(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtr, mte, err := LoadUSPSMixed(dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mtr.Len() != tr.Len() || mte.Len() != te.Len() {
+		t.Fatalf("sizes %d/%d, want %d/%d", mtr.Len(), mte.Len(), tr.Len(), te.Len())
+	}
+	type key struct {
+		sum   float64
+		label string
+	}
+	count := map[key]int{}
+	for _, s := range []*dataset.Set{tr, te} {
+		for r := range s.Len() {
+			count[key{rowSum(s.X.RawRowView(r)), s.ClassNames[s.Labels[r]]}]++
+		}
+	}
+	perClass, testPerClass := map[string]int{}, map[string]int{}
+	for m, s := range []*dataset.Set{mtr, mte} {
+		for r := range s.Len() {
+			name := s.ClassNames[s.Labels[r]]
+			count[key{rowSum(s.X.RawRowView(r)), name}]--
+			perClass[name]++
+			if m == 1 {
+				testPerClass[name]++
+			}
+		}
+	}
+	for k, c := range count {
+		if c != 0 {
+			t.Fatalf("row with pixel sum %g (class %s) appears %d times more in the original split", k.sum, k.label, c)
+		}
+	}
+	for name, n := range perClass {
+		share := float64(n) * float64(te.Len()) / float64(tr.Len()+te.Len())
+		if d := float64(testPerClass[name]) - share; d < -1 || d > 1 {
+			t.Errorf("class %s: %d test rows of %d, want %.1f", name, testPerClass[name], n, share)
+		}
+	}
+	again, _, err := LoadUSPSMixed(dir, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _, err := LoadUSPSMixed(dir, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(again.X, mtr.X) || mat.Equal(other.X, mtr.X) {
+		t.Error("the split does not follow the seed")
+	}
+}
+
+// rowSum is the sum of a row's values.
+func rowSum(r []float64) float64 {
+	var s float64
+	for _, v := range r {
+		s += v
+	}
+	return s
 }
