@@ -17,14 +17,24 @@
 // rank-based terms run in C (AVX-512 where the CPU has it); the pure-Go build runs the Go twins
 // of the same algorithms (same ranks and buckets; the exponentials differ in the last bits).
 //
-// Measured (MNIST, 2-D PCA, -tags openblas, the 2-core machine): n = 70,000, every measure, idle
-// machine, two runs: 149 and 154 s wall (244 and 257 s CPU), 1.3 GB peak; one core
-// (GOMAXPROCS=1, the other core busy): 205 s. Two workers make only 1.4× of one: the two cores
-// share the memory traffic the row ordering is bound by. Before the int8 products and the C
-// kernels: 215 s wall, 398 s CPU on the idle machine; 491–508 s CPU the session before.
-// Trustworthiness alone at n = 10,000:
-// 2.4–2.6 s against scikit-learn 1.2.1's 19–25 s on the same machine at the same time (0.59
-// against 2.5 GB peak). Where the CPU went at n = 30,000 (profile): placing and sorting the
+// Measured (MNIST, 2-D PCA, -tags openblas, the 2-core machine, quality/testdata/mnistcompare
+// -n 70000 -all): every measure on all 70,000 rows in 92, 97 and 106 s (Evaluate; median 97 s,
+// 184–206 s CPU, 1.3 GB peak) with GOMAXPROCS 4, which the lowdim command and mnistcompare set
+// when the C kernels are built in (blas.SpareProcs: a goroutine in a long C call hands its P on,
+// and with no spare P every handoff wakes a spinning thread that competes with the kernels). The
+// same binary with GOMAXPROCS 2: 123 s (217 s CPU, 838,000 voluntary context switches against
+// 352,000). Before the σ search's moving bounds (4–6 entropies per row instead of 6–10) and the
+// computed rank probabilities (blas.RankKL): 133 s at GOMAXPROCS 2 in the same sitting (149–154 s
+// in an earlier, busier one). At n = 35,000 Evaluate takes 48.6 s on one CPU (taskset), 34.3 s on
+// two with GOMAXPROCS 2 (1.42×) and 25–27 s with GOMAXPROCS 4 (1.9×): the poor scaling was the
+// handoffs, not memory bandwidth (two threads stream and gather at full speed each on this
+// machine). The stages before the main pass (mean distances, output neighbours) take 9 s at
+// n = 70,000.
+//
+// Trustworthiness alone at n = 10,000 (quality/testdata/compare_sklearn.sh, two runs): 1.13–1.15 s
+// for the measure, 2.5–2.7 s for the whole process, against scikit-learn 1.2.1's 13.2–14.7 s
+// (13.9–16.3 s) on the same machine (0.59 against 2.5 GB peak). Where the CPU went at n = 30,000
+// (profile, before the σ bounds and RankKL): placing and sorting the
 // buckets 40%, the σ search's row entropies 16%, the int8 products 11%, rank-based terms 7.5%,
 // bucket counting 6%, range estimate 5.5% (since replaced by a selection), KL sums 3.5%, 2-D
 // output rows 2%. The ordering is limited by cache misses, not arithmetic: a scalar C twin of the
