@@ -446,7 +446,7 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 	c.logf("%s S-HOPE + joint exemplars: test 5-NN error %.2f%% after %s more", train.Name, 100*te, secs2(jsecs))
 
 	// 5-NN in the input space (USPS only: MNIST's 6e5 distance pairs × 784 are too slow here).
-	if set == "USPS" || c.Quick {
+	if isUSPS(set) || c.Quick {
 		t0 := time.Now()
 		e, err := hope.KNNError(ctx, train.X, train.Labels, test.X, test.Labels, 5, c.Workers)
 		if err != nil {
