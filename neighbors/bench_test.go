@@ -102,48 +102,51 @@ func BenchmarkMNISTMean10000(b *testing.B) {
 	}
 }
 
-// BenchmarkMNISTBlock70000 times one block of Rows at n = 70,000 (239 rows against all columns,
-// products and distance rows).
-func BenchmarkMNISTBlock70000(b *testing.B) {
+// benchBlock70000 runs op, which setup makes for each path's prepared form of all of MNIST and
+// the rows of one block at n = 70,000, as one sub-benchmark per path.
+func benchBlock70000(b *testing.B, setup func(src *source, rowsPer, n int) func()) {
 	x := mnistAll(b)
 	n, _ := x.Dims()
 	rowsPer := blockRowsFor(n)
 	for _, p := range paths() {
 		b.Run(p.name, func(b *testing.B) {
-			src := prepareWith(x, p.i8)
-			buf := src.newBlockBuf(rowsPer)
+			op := setup(prepareWith(x, p.i8), rowsPer, n)
 			b.ResetTimer()
 			for b.Loop() {
-				if err := src.block(0, rowsPer, buf, func(int, []float64) error { return nil }); err != nil {
-					b.Fatal(err)
-				}
+				op()
 			}
 		})
 	}
 }
 
+// BenchmarkMNISTBlock70000 times one block of Rows at n = 70,000 (239 rows against all columns,
+// products and distance rows).
+func BenchmarkMNISTBlock70000(b *testing.B) {
+	benchBlock70000(b, func(src *source, rowsPer, _ int) func() {
+		buf := src.newBlockBuf(rowsPer)
+		return func() {
+			if err := src.block(0, rowsPer, buf, func(int, []float64) error { return nil }); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}
+
 // BenchmarkMNISTMeanBlock70000 times MeanDistance's tasks of one row block at n = 70,000 (239
 // rows against the columns from the block on, 2048 at a time: the block's share of the pass).
 func BenchmarkMNISTMeanBlock70000(b *testing.B) {
-	x := mnistAll(b)
-	n, _ := x.Dims()
-	rowsPer := blockRowsFor(n)
-	for _, p := range paths() {
-		b.Run(p.name, func(b *testing.B) {
-			src := prepareWith(x, p.i8)
-			buf := src.newMeanBuf(rowsPer)
-			b.ResetTimer()
+	benchBlock70000(b, func(src *source, rowsPer, n int) func() {
+		buf := src.newMeanBuf(rowsPer)
+		return func() {
 			var s float64
-			for b.Loop() {
-				for c0 := 0; c0 < n; c0 += meanChunk {
-					s += src.meanTask(0, rowsPer, c0, min(c0+meanChunk, n), buf)
-				}
+			for c0 := 0; c0 < n; c0 += meanChunk {
+				s += src.meanTask(0, rowsPer, c0, min(c0+meanChunk, n), buf)
 			}
 			if s <= 0 {
 				b.Fatal("no distances summed")
 			}
-		})
-	}
+		}
+	})
 }
 
 // BenchmarkMean2D20000 times MeanDistance on a 2-D embedding of 20,000 points (the output side of
