@@ -170,8 +170,8 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 		p("- %s pools the ESL split's 9,298 rows and splits them again at random, stratified by class and seeded, into 7,291 training and 2,007 test rows: like the paper's random 8,000/3,000 split of 11,000 images, training and test digits come from the same writers.\n", USPSMixed)
 	}
 	p("- The joint-exemplar row's training time and curve include the S-HOPE fit it continues from.\n")
-	if !c.NoAugment && (r.hasSet("USPS") || r.hasSet(USPSMixed)) {
-		p("- USPS S-HOPE (and the exemplar rows that continue from it) trained on rows moved by a fresh random shift of up to %d pixel(s) along each axis whenever they entered a mini-batch (`hope.Augment`), vacated pixels set to the training rows' minimum (−1); the validation and test rows are never moved. The shift was chosen on the validation split only; the row \"%s\" is the same map trained on the plain rows with the earlier settings (at most 40 epochs%s). MNIST is not augmented.\n", AugmentShift, HOPEBaseline,
+	if !c.NoAugment && len(r.Sets) > 0 {
+		p("- S-HOPE (and the exemplar rows that continue from it) trained on rows moved by a fresh random shift of up to %d pixel(s) along each axis whenever they entered a mini-batch (`hope.Augment`), vacated pixels set to the training rows' minimum (−1 on USPS, 0 on MNIST); the validation and test rows are never moved. The shift was chosen on USPS's validation split only; the row \"%s\" is the same map trained on the plain rows with the earlier settings (at most 40 epochs on USPS, 25 on MNIST%s).\n", AugmentShift, HOPEBaseline,
 			map[bool]string{true: "; on the ESL split, given the full 15 minutes instead, it reached 6.43 % test error with seed 1, see the hope package documentation"}[r.hasSet("USPS")])
 	}
 	p("- Exemplars are 2 per class (z = 20), as in the paper. k-means exemplars are centres in the input space; joint exemplars start from them and are learnt with the map on eq. 9 (alternating for the first epochs).\n")
