@@ -95,7 +95,10 @@
 // USPS choice, not retuned) it fell below the plain fit's best within 4 minutes, reached
 // 2.15 % at epoch 88 (11 minutes 41 s) and then stayed between 2.2 and 2.8 % to the end of the
 // 60-minute budget (441 epochs): test error 2.25 % (paper 3.20 %), k-means exemplars 2.47 %
-// (paper 3.14 %), joint exemplars 2.31 % (paper 3.14 %), HOPE 7.25 % (paper 5.96 %).
+// (paper 3.14 %), joint exemplars 2.31 % (paper 3.14 %), HOPE 7.25 % (paper 5.96 %). Seed 2
+// with a quarter of the budgets (-budget 0.25: S-HOPE 15 minutes, 120 epochs): plain 3.40 %;
+// shifted 1.98 % validation at epoch 78 (9 minutes 34 s), test 2.18 %; k-means exemplars
+// 2.26 %, joint 2.31 %, HOPE 6.76 %.
 //
 // # Exemplars
 //
