@@ -16,6 +16,7 @@ import (
 	"lowdim/baseline/cmds"
 	"lowdim/dataset"
 	"lowdim/linproj"
+	"lowdim/neighbors"
 )
 
 // Variant selects the NeRV family member.
@@ -91,7 +92,30 @@ type Embedder struct {
 	// probabilities only when they fit as well. t-NeRV needs its joint probabilities in memory.
 	MemoryBudget int64
 	Workers      int             // goroutines; 0 means runtime.NumCPU()
-	Progress     lowdim.Progress // receives ("nerv", iteration, total iterations)
+	Progress     lowdim.Progress // receives ("knn", …), then ("nerv", iteration, total iterations)
+
+	// Path chooses the exact O(n²) evaluation or the approximate one (sparse neighbours and
+	// Barnes–Hut far-field sums); the zero value PathAuto takes the approximate path above
+	// ApproxMin rows. See the package documentation, "At scale".
+	Path Path
+	// Theta is the Barnes–Hut opening angle θ of the approximate path; 0 means 0.5, and a
+	// negative value means θ = 0 (every far-field sum exact).
+	Theta float64
+	// GraphK is the number of nearest neighbours kept per row on the approximate path; 0 means
+	// 3·k_eff (at most n−1). Graph, if not nil, is a precomputed k-NN graph used instead of a
+	// search (its rows must match the data's).
+	GraphK int
+	Graph  *neighbors.Graph
+	// PCADims: on the approximate path, rows with more features are first reduced to this many
+	// principal components, and neighbours are searched there (Rtsne's default, and what
+	// FIt-SNE's and openTSNE's authors advise): 0 means 50, negative keeps every feature.
+	PCADims int
+	// Exaggeration α multiplies the attraction for the first ExaggerationIterations iterations of
+	// the approximate t-SNE/t-NeRV optimiser (0 means 12 and 250); LearningRate 0 means
+	// max(n/α, 200).
+	Exaggeration           float64
+	ExaggerationIterations int
+	LearningRate           float64
 	Warn         func(string)    // receives warnings (duplicate rows); nil means silent
 }
 
@@ -189,6 +213,9 @@ func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Re
 	}
 	if math.IsNaN(k) || k <= 1 || k >= float64(n-1) {
 		return nil, dataset.Invalidf("%s: %g effective neighbours: expected more than 1 and fewer than n−1 = %d (the other points)", who, k, n-1)
+	}
+	if e.approxFor(n) {
+		return e.fitApprox(ctx, d, who, n, k, dim, lam, workers)
 	}
 	if e.Variant == StudentT && bytesFor(store64, n)*2 > budget {
 		return nil, dataset.Invalidf("%s: n = %d needs %s for the joint probabilities, above the memory budget of %s", who, n, describe(2*bytesFor(store64, n)), describe(budget))
@@ -299,10 +326,15 @@ func (e Embedder) start(ctx context.Context, x *mat.Dense, in *input, dim int) (
 	return y, nil
 }
 
+// costFunc is what the optimiser minimises: the exact evaluator or the approximate one.
+type costFunc interface {
+	eval(y, grad []float64) (cost, prec, rec float64)
+}
+
 // optimizer runs gonum's nonlinear conjugate gradient on the evaluator, caching the gradient
 // computed together with each cost.
 type optimizer struct {
-	ev       *evaluator
+	ev       costFunc
 	ctx      context.Context
 	res      *Result
 	progress lowdim.Progress

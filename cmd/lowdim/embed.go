@@ -54,6 +54,8 @@ type methodSettings struct {
 	iterations int
 	random     bool
 	distances  mat.Matrix
+	path       nerv.Path
+	theta      float64
 	warn       func(string)
 	// pe
 	etaR, etaPhi float64
@@ -72,6 +74,7 @@ func (s methodSettings) nerv(v nerv.Variant, lambda *float64) nerv.Embedder {
 	e := nerv.Embedder{
 		Variant: v, Lambda: lambda, Perplexity: float64(s.neighbors), Dim: s.dim, Seed: s.seed,
 		Iterations: s.iterations, Distances: s.distances, Progress: s.progress, Warn: s.warn,
+		Path: s.path, Theta: s.theta,
 	}
 	if s.random {
 		e.Init = nerv.InitRandom
@@ -103,7 +106,10 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		neighbors = fs.Int("neighbors", 20, "effective number of neighbours k_eff of the nerv family (snerv: default 0.5·n/G), and the neighbourhood size for -quality")
 		distances = fs.String("distances", "", "read an n×n distance `matrix` (CSV/TSV/whitespace, no labels) instead of features; -method cmds, nerv, sne, tnerv, tsne. INPUT, if given, supplies labels for its n rows")
 		lambda    = fs.Float64("lambda", nerv.DefaultLambda, "NeRV's precision–recall trade-off λ in [0,1]: 0 is all precision (trustworthiness), 1 all recall; -method nerv, tnerv, snerv")
-		iters     = fs.Int("iterations", nerv.DefaultIterations, "at most this many conjugate-gradient iterations after the 10 annealing rounds (nerv family); they stop earlier when the cost settles")
+		iters     = fs.Int("iterations", 0, fmt.Sprintf("nerv family: on the exact path at most this many conjugate-gradient iterations after the 10 annealing rounds, stopping earlier when the cost settles (0: %d); on the approximate path of tsne and tnerv the gradient-descent iterations after early exaggeration (0: %d)", nerv.DefaultIterations, nerv.DefaultApproxIterations))
+		exact     = fs.Bool("exact", false, fmt.Sprintf("nerv family: evaluate every pair, O(n²) (the default up to n = %d)", nerv.ApproxMin))
+		approx    = fs.Bool("approx", false, fmt.Sprintf("nerv family: sparse k-NN neighbourhoods and Barnes–Hut sums, O(n log n) (the default above n = %d)", nerv.ApproxMin))
+		theta     = fs.Float64("theta", nerv.DefaultTheta, "Barnes–Hut opening angle θ of the approximate path: smaller is more accurate and slower, 0 sums every pair")
 		initFlag  = fs.String("init", "pca", "starting layout of the nerv family: pca (classical MDS for -distances) or random (unit square, from -seed)")
 	)
 	var pf peFlags
@@ -136,7 +142,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if *distances != "" && (*method != "cmds" && !nervFamily[*method] || *method == "snerv") {
 		return usagef("-distances: -method %s does not embed a distance matrix (cmds, nerv, sne, tnerv and tsne do)", *method)
 	}
-	for _, name := range []string{"lambda", "iterations", "init"} {
+	for _, name := range []string{"lambda", "iterations", "init", "exact", "approx", "theta"} {
 		if set[name] && !nervFamily[*method] {
 			return usagef("-%s: only the nerv family (nerv, sne, tnerv, tsne, snerv) takes it, found -method %s", name, *method)
 		}
@@ -156,14 +162,32 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if *lambda < 0 || *lambda > 1 || *lambda != *lambda {
 		return usagef("-lambda: expected a number in [0, 1], found %g", *lambda)
 	}
-	if *iters < 1 {
-		return usagef("-iterations: expected a positive number, found %d", *iters)
+	if *iters < 0 {
+		return usagef("-iterations: expected a positive number (or 0 for the default), found %d", *iters)
+	}
+	if *exact && *approx {
+		return usagef("-exact and -approx: choose one")
+	}
+	if !(*theta >= 0 && *theta <= 2) {
+		return usagef("-theta: expected a number in [0, 2], found %g", *theta)
+	}
+	path := nerv.PathAuto
+	switch {
+	case *exact:
+		path = nerv.PathExact
+	case *approx:
+		path = nerv.PathApprox
+	}
+	th := *theta
+	if th == 0 {
+		th = -1 // the library's "every pair"
 	}
 	if *initFlag != "pca" && *initFlag != "random" {
 		return usagef("-init: expected pca or random, found %q", *initFlag)
 	}
 	settings := methodSettings{
 		dim: *dim, seed: *seed, lambda: *lambda, neighbors: *neighbors, iterations: *iters, random: *initFlag == "random",
+		path: path, theta: th,
 		warn: func(msg string) { fmt.Fprintln(e.stderr, "lowdim: warning:", msg) },
 		etaR: pf.etaR, etaPhi: pf.etaPhi, normalize: pf.normalize,
 		hope: hf, epochLog: e.stderr,

@@ -1,0 +1,214 @@
+package nerv
+
+import "math"
+
+// tSums are one query's far-field sums for the Student-t kernel u = (1 + e)⁻¹, e = ‖y_i − y_j‖²:
+//
+//	z = Σ_j u_ij,  r = Σ_j u_ij² (y_i − y_j),  l = Σ_j u_ij log(1+e_ij),  m = Σ_j u_ij² log(1+e_ij) (y_i − y_j).
+//
+// l and m are needed only when λ < 1 (t-NeRV's precision term).
+type tSums struct {
+	z, l float64
+	r, m [3]float64
+}
+
+// studentQuery computes the sums for point self at yi; stack is scratch, returned for reuse.
+func (t *spTree) studentQuery(yi []float64, self int32, logs bool, stack []int32, s *tSums) []int32 {
+	if t.dim == 2 && !logs {
+		return t.studentQuery2(yi[0], yi[1], self, stack, s)
+	}
+	dim := t.dim
+	*s = tSums{}
+	stack = append(stack[:0], 0)
+	var dx [3]float64
+	for len(stack) > 0 {
+		nd := &t.nodes[stack[len(stack)-1]]
+		stack = stack[:len(stack)-1]
+		var e float64
+		for d := range dim {
+			dx[d] = yi[d] - nd.com[d]
+			e += dx[d] * dx[d]
+		}
+		w := nd.cnt
+		if !t.far(nd, yi, e) {
+			if nd.nchild > 0 {
+				for c := nd.child; c < nd.child+nd.nchild; c++ {
+					stack = append(stack, c)
+				}
+				continue
+			}
+			w = 1
+			for m := nd.lo; m < nd.hi; m++ {
+				if t.perm[m] == self {
+					continue
+				}
+				p := t.pts[int(m)*dim : int(m+1)*dim]
+				e = 0
+				for d := range dim {
+					dx[d] = yi[d] - p[d]
+					e += dx[d] * dx[d]
+				}
+				s.add(dim, logs, w, e, &dx)
+			}
+			continue
+		}
+		s.add(dim, logs, w, e, &dx)
+	}
+	return stack
+}
+
+// add adds w points at squared distance e and offset dx.
+func (s *tSums) add(dim int, logs bool, w, e float64, dx *[3]float64) {
+	u := 1 / (1 + e)
+	s.z += w * u
+	wu2 := w * u * u
+	if logs {
+		lg := math.Log1p(e)
+		s.l += w * u * lg
+		for d := range dim {
+			s.r[d] += wu2 * dx[d]
+			s.m[d] += wu2 * lg * dx[d]
+		}
+		return
+	}
+	for d := range dim {
+		s.r[d] += wu2 * dx[d]
+	}
+}
+
+// studentQuery2 is studentQuery in the plane without the logarithmic sums: t-SNE's inner loop.
+func (t *spTree) studentQuery2(x, y float64, self int32, stack []int32, s *tSums) []int32 {
+	var z, rx, ry float64
+	stack = append(stack[:0], 0)
+	nodes, pts, perm := t.nodes, t.pts, t.perm
+	for len(stack) > 0 {
+		nd := &nodes[stack[len(stack)-1]]
+		stack = stack[:len(stack)-1]
+		dx, dy := x-nd.com[0], y-nd.com[1]
+		e := dx*dx + dy*dy
+		if e > nd.open && (!t.contain || math.Abs(x-nd.center[0]) > nd.half || math.Abs(y-nd.center[1]) > nd.half) {
+			u := 1 / (1 + e)
+			wu := nd.cnt * u
+			z += wu
+			rx += wu * u * dx
+			ry += wu * u * dy
+			continue
+		}
+		if nd.nchild > 0 {
+			for c := nd.child; c < nd.child+nd.nchild; c++ {
+				stack = append(stack, c)
+			}
+			continue
+		}
+		for m := nd.lo; m < nd.hi; m++ {
+			if perm[m] == self {
+				continue
+			}
+			dx, dy := x-pts[2*m], y-pts[2*m+1]
+			u := 1 / (1 + dx*dx + dy*dy)
+			z += u
+			rx += u * u * dx
+			ry += u * u * dy
+		}
+	}
+	*s = tSums{z: z, r: [3]float64{rx, ry}}
+	return stack
+}
+
+// studentEval computes the t-NeRV (t-SNE at λ = 1) cost and gradient on the approximate path:
+// the joint p over the symmetrised k-NN graph (sparseP), the far-field sums of the Student-t
+// kernel from the tree. With Z = Σ_{k≠l} u_kl, q_ij = u_ij/Z and log p_ij = log ε outside the graph
+// (package documentation, "At scale"):
+//
+//	KL(p‖q) = Σ_G p log p + Σ_G p log(1+e) + log Z
+//	KL(q‖p) = −(1/Z) Σ_{i≠j} u log(1+e) − log Z − Σ_G q (log p − log ε) − log ε
+//	∂E/∂y_i = 4 [C r_i + (1−λ)/Z · m_i + Σ_{j∈G_i} u_ij (λ α p_ij + (1−λ) q_ij (log p_ij − log ε)) (y_i − y_j)]
+//
+// with C = (−λ + (1−λ)(KL(q‖p) + log Z + log ε))/Z and α the early exaggeration (1 outside it; the
+// reported cost is never exaggerated). λ = 1 is Barnes–Hut t-SNE (van der Maaten 2014).
+func (a *approx) studentEval(y, grad []float64, exag float64) (cost, prec, rec float64) {
+	n, dim, lam := a.n, a.dim, a.lambda
+	logs := lam < 1 || a.allTerms
+	a.tree.build(y)
+	a.parallel(func(w *approxWorker, i int) {
+		var s tSums
+		w.stack = a.tree.studentQuery(y[i*dim:(i+1)*dim], int32(i), logs, w.stack, &s)
+		a.rz[i], a.rl[i] = s.z, s.l
+		copy(a.rv[i*dim:(i+1)*dim], s.r[:dim])
+		if logs {
+			copy(a.rm[i*dim:(i+1)*dim], s.m[:dim])
+		}
+	})
+	var z, l float64
+	for i := range n {
+		z += a.rz[i]
+		l += a.rl[i]
+	}
+	lz := math.Log(z)
+	sp := a.sp
+	le := sp.eps(0)
+	// The graph's terms: per row Σ p log p, Σ p log(1+e), Σ q (log p − log ε), and the attraction.
+	a.parallel(func(w *approxWorker, i int) {
+		yi := y[i*dim : (i+1)*dim]
+		gi := grad[i*dim : (i+1)*dim]
+		for d := range gi {
+			gi[d] = 0
+		}
+		var plp, plg, qlp float64
+		for m := sp.ptr[i]; m < sp.ptr[i+1]; m++ {
+			j := int(sp.idx[m])
+			yj := y[j*dim : (j+1)*dim]
+			var e float64
+			for d := range dim {
+				v := yi[d] - yj[d]
+				e += v * v
+			}
+			u := 1 / (1 + e)
+			p, lp := sp.p[m], sp.lp[m]
+			q := u / z
+			if logs {
+				plp += p * lp
+				plg += p * math.Log1p(e)
+				qlp += q * (lp - le)
+			}
+			c := lam * exag * p
+			if logs {
+				c += (1 - lam) * q * (lp - le)
+			}
+			c *= 4 * u
+			for d := range dim {
+				gi[d] += c * (yi[d] - yj[d])
+			}
+		}
+		a.r1[i], a.r2[i], a.r3[i] = plp, plg, qlp
+	})
+	var plp, plg, qlp float64
+	for i := range n {
+		plp += a.r1[i]
+		plg += a.r2[i]
+		qlp += a.r3[i]
+	}
+	rec, prec = math.NaN(), math.NaN() // not computed: the gradient of t-SNE needs neither
+	if logs {
+		rec = plp + plg + lz
+		prec = -l/z - lz - qlp - le
+	}
+	c := -lam / z
+	if logs {
+		c += (1 - lam) * (prec + lz + le) / z
+	}
+	cm := (1 - lam) / z
+	for i := range n {
+		for d := range dim {
+			v := 4 * c * a.rv[i*dim+d]
+			if logs {
+				v += 4 * cm * a.rm[i*dim+d]
+			}
+			grad[i*dim+d] += v
+		}
+	}
+	if lam == 1 {
+		return rec, prec, rec
+	}
+	return lam*rec + (1-lam)*prec, prec, rec
+}

@@ -1,0 +1,114 @@
+package nerv
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"lowdim/affinity"
+	"lowdim/neighbors"
+)
+
+// testApprox builds the approximate evaluator on the same 5-D points as testEvaluator, with σ_i
+// calibrated to k_eff = 5 on a graph of gk neighbours, and its random layout.
+func testApprox(t *testing.T, n, dim, gk int, lambda float64, student bool, theta float64) (*approx, []float64) {
+	t.Helper()
+	x := randDense(n, 5, 1)
+	g, err := neighbors.KNN(context.Background(), x, gk, neighbors.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean, err := inputMean(context.Background(), x, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := newSparseP(context.Background(), g, mean, 5, affinity.Exact, student, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := newApprox(sp, dim, lambda, student, theta, 2)
+	y := randDense(n, dim, 2).RawMatrix().Data
+	return a, y
+}
+
+func relErr(a, b []float64) float64 {
+	var num, den float64
+	for k := range a {
+		num += (a[k] - b[k]) * (a[k] - b[k])
+		den += b[k] * b[k]
+	}
+	return math.Sqrt(num / den)
+}
+
+// With the complete graph (k = n−1) and θ = 0 nothing is approximated: the cost, both divergences
+// and the gradient equal the exact path's to rounding (1e-10 relative).
+func TestApproxEqualsExactAtFullGraph(t *testing.T) {
+	const n = 40
+	for _, c := range []struct {
+		name    string
+		student bool
+		lambda  float64
+		dim     int
+	}{
+		{"tsne", true, 1, 2}, {"tnerv λ=0.3", true, 0.3, 2}, {"tnerv λ=0 3-D", true, 0, 3}, {"tsne 1-D", true, 1, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ev, _ := testEvaluatorN(t, n, c.dim, c.lambda, c.student, false, true, 1<<30)
+			ev.setSigma(ev.in.final)
+			a, y := testApprox(t, n, c.dim, n-1, c.lambda, c.student, 0)
+			a.allTerms = true
+			for i, s := range a.sp.sigma2 {
+				if math.Abs(s-ev.in.final[i]) > 1e-9*s {
+					t.Fatalf("σ²_%d = %g on the graph, %g exact", i, s, ev.in.final[i])
+				}
+			}
+			ge, ga := make([]float64, len(y)), make([]float64, len(y))
+			ce, pe, re := ev.eval(y, ge)
+			ca, pa, ra := a.eval(y, ga, 1)
+			for _, v := range [][2]float64{{ce, ca}, {pe, pa}, {re, ra}} {
+				if math.Abs(v[0]-v[1]) > 1e-10*math.Abs(v[0]) {
+					t.Errorf("cost terms: exact %v, approximate %v", []float64{ce, pe, re}, []float64{ca, pa, ra})
+				}
+			}
+			if r := relErr(ga, ge); r > 1e-10 {
+				t.Errorf("gradient relative error %g", r)
+			}
+		})
+	}
+}
+
+// On a sparse graph (k = 12 of 59 others) with θ = 0 the approximate cost, with its floor ε for
+// pairs outside the graph, is a smooth function whose gradient is the one computed: central
+// differences agree to 1e-6 relative.
+func TestApproxGradientFiniteDifferences(t *testing.T) {
+	const n = 60
+	for _, c := range []struct {
+		name    string
+		student bool
+		lambda  float64
+		dim     int
+	}{
+		{"tsne", true, 1, 2}, {"tnerv λ=0.5", true, 0.5, 2}, {"tnerv λ=0 3-D", true, 0, 3},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a, y := testApprox(t, n, c.dim, 12, c.lambda, c.student, 0)
+			g := make([]float64, len(y))
+			a.eval(y, g, 1)
+			fd := make([]float64, len(y))
+			scratch := make([]float64, len(y))
+			for k := range y {
+				h := 1e-5 * math.Max(1, math.Abs(y[k]))
+				old := y[k]
+				y[k] = old + h
+				cp, _, _ := a.eval(y, scratch, 1)
+				y[k] = old - h
+				cm, _, _ := a.eval(y, scratch, 1)
+				y[k] = old
+				fd[k] = (cp - cm) / (2 * h)
+			}
+			if r := relErr(g, fd); r > 1e-6 {
+				t.Errorf("gradient against central differences: relative error %g", r)
+			}
+		})
+	}
+}

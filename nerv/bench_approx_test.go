@@ -1,0 +1,93 @@
+package nerv
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
+	"lowdim/neighbors"
+)
+
+var (
+	mnistOnce sync.Once
+	mnistSet  *dataset.Set
+	mnistErr  string
+)
+
+// mnist returns the first n of MNIST's 70,000 images (training then test set) with their labels,
+// or skips tb when ../shared/data/mnist is absent.
+func mnist(tb testing.TB, n int) *dataset.Set {
+	mnistOnce.Do(func() {
+		dir := filepath.Join("..", "..", "shared", "data", "mnist")
+		var parts []*dataset.Set
+		for _, p := range []string{"train", "t10k"} {
+			img := filepath.Join(dir, p+"-images-idx3-ubyte.gz")
+			if _, err := os.Stat(img); err != nil {
+				mnistErr = "MNIST (../shared/data/mnist beside the repository) is absent"
+				return
+			}
+			s, err := dataset.LoadIDX(img, filepath.Join(dir, p+"-labels-idx1-ubyte.gz"))
+			if err != nil {
+				mnistErr = err.Error()
+				return
+			}
+			parts = append(parts, s)
+		}
+		r0, d := parts[0].X.Dims()
+		r1, _ := parts[1].X.Dims()
+		x := mat.NewDense(r0+r1, d, nil)
+		x.Slice(0, r0, 0, d).(*mat.Dense).Copy(parts[0].X)
+		x.Slice(r0, r0+r1, 0, d).(*mat.Dense).Copy(parts[1].X)
+		mnistSet = &dataset.Set{X: x, Labels: append(append([]int(nil), parts[0].Labels...), parts[1].Labels...)}
+	})
+	if mnistSet == nil {
+		tb.Skip(mnistErr)
+	}
+	_, d := mnistSet.X.Dims()
+	return &dataset.Set{X: mnistSet.X.Slice(0, n, 0, d).(*mat.Dense), Labels: mnistSet.Labels[:n]}
+}
+
+// benchApproxMNIST times the approximate evaluation (tree build, far-field sums, graph terms) of
+// t-SNE or NeRV on the first n MNIST digits, at a layout reached by a short t-SNE run.
+func benchApproxMNIST(b *testing.B, n int, student bool, lambda float64) {
+	d := mnist(b, n)
+	ctx := context.Background()
+	g, err := neighbors.KNN(ctx, d.X, 90, neighbors.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mean, err := inputMean(ctx, d.X, 1, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := newSparseP(ctx, g, mean, 30, 0, student, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	y, err := Embedder{}.approxStart(ctx, d.X, nil, n, 2, mean, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	a := newApprox(sp, 2, lambda, student, DefaultTheta, 2)
+	if _, _, _, _, err := runGD(ctx, y, 2, gdSchedule{iters: 50, exagIters: 100, exag: 12, lr: float64(n) / 12}, (&approx{}).evalWith(newApprox(sp, 2, 1, true, DefaultTheta, 2)), nil); err != nil {
+		b.Fatal(err)
+	}
+	grad := make([]float64, len(y))
+	b.ResetTimer()
+	for b.Loop() {
+		a.eval(y, grad, 1)
+	}
+}
+
+func BenchmarkApproxEvalMNIST(b *testing.B) {
+	for _, n := range []int{10000, 70000} {
+		b.Run(fmt.Sprintf("tsne/n=%d", n), func(b *testing.B) { benchApproxMNIST(b, n, true, 1) })
+		b.Run(fmt.Sprintf("tnerv0.1/n=%d", n), func(b *testing.B) { benchApproxMNIST(b, n, true, 0.1) })
+	}
+}
