@@ -18,8 +18,8 @@ type approx struct {
 	// precision term costs a logarithm per interaction): set for the final, reported evaluation.
 	allTerms bool
 	sp       *sparseP
-	tree    *spTree
-	workers []*approxWorker
+	tree     *spTree
+	workers  []*approxWorker
 
 	// per-row scratch: scalars and dim-vectors
 	rz, rl, r1, r2, r3, r4 []float64

@@ -116,7 +116,7 @@ type Embedder struct {
 	Exaggeration           float64
 	ExaggerationIterations int
 	LearningRate           float64
-	Warn         func(string)    // receives warnings (duplicate rows); nil means silent
+	Warn                   func(string) // receives warnings (duplicate rows); nil means silent
 }
 
 // Lambda returns a pointer to v, for Embedder.Lambda.

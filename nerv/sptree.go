@@ -21,9 +21,9 @@ type spTree struct {
 	theta float64
 	// contain: θ ≥ 1/√dim, where a cell can pass the distance test with the query inside it
 	contain bool
-	nodes []spNode
-	perm  []int32   // point index of each tree position
-	pts   []float64 // coordinates in tree order (dim per point)
+	nodes   []spNode
+	perm    []int32   // point index of each tree position
+	pts     []float64 // coordinates in tree order (dim per point)
 	// scratch for the build
 	orth []uint8
 	tmp  []int32
