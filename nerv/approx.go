@@ -31,7 +31,6 @@ type approx struct {
 
 type approxWorker struct {
 	stack []int32
-	acc   []float64 // per-worker cell accumulators (NeRV's column terms)
 }
 
 // chunk is the number of rows a worker takes at a time.

@@ -22,7 +22,7 @@ func testApprox(t *testing.T, n, dim, gk int, lambda float64, student bool, thet
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := newSparseP(context.Background(), g, mean, 5, affinity.Exact, student, 2)
+	sp, err := newSparseP(context.Background(), g, mean, 5, affinity.Exact, student, rowSquares(x), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,14 +49,19 @@ func TestApproxEqualsExactAtFullGraph(t *testing.T) {
 		student bool
 		lambda  float64
 		dim     int
+		norm    bool
 	}{
-		{"tsne", true, 1, 2}, {"tnerv λ=0.3", true, 0.3, 2}, {"tnerv λ=0 3-D", true, 0, 3}, {"tsne 1-D", true, 1, 1},
+		{"tsne", true, 1, 2, false}, {"tnerv λ=0.3", true, 0.3, 2, false}, {"tnerv λ=0 3-D", true, 0, 3, false}, {"tsne 1-D", true, 1, 1, false},
+		{"nerv λ=0.1", false, 0.1, 2, true}, {"nerv λ=0.5 raw", false, 0.5, 2, false}, {"sne", false, 1, 2, true}, {"nerv λ=0 3-D", false, 0, 3, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			ev, _ := testEvaluatorN(t, n, c.dim, c.lambda, c.student, false, true, 1<<30)
+			ev, _ := testEvaluatorN(t, n, c.dim, c.lambda, c.student, c.norm, true, 1<<30)
 			ev.setSigma(ev.in.final)
 			a, y := testApprox(t, n, c.dim, n-1, c.lambda, c.student, 0)
 			a.allTerms = true
+			if !c.student {
+				a.initGauss(c.norm)
+			}
 			for i, s := range a.sp.sigma2 {
 				if math.Abs(s-ev.in.final[i]) > 1e-9*s {
 					t.Fatalf("σ²_%d = %g on the graph, %g exact", i, s, ev.in.final[i])
@@ -89,9 +94,13 @@ func TestApproxGradientFiniteDifferences(t *testing.T) {
 		dim     int
 	}{
 		{"tsne", true, 1, 2}, {"tnerv λ=0.5", true, 0.5, 2}, {"tnerv λ=0 3-D", true, 0, 3},
+		{"nerv λ=0.1", false, 0.1, 2}, {"sne 3-D", false, 1, 3}, {"nerv λ=0.7", false, 0.7, 2},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a, y := testApprox(t, n, c.dim, 12, c.lambda, c.student, 0)
+			if !c.student {
+				a.initGauss(true)
+			}
 			g := make([]float64, len(y))
 			a.eval(y, g, 1)
 			fd := make([]float64, len(y))

@@ -53,9 +53,6 @@ const (
 )
 
 func (e Embedder) approxFor(n int) bool {
-	if e.Variant == Gaussian {
-		return false
-	}
 	switch e.Path {
 	case PathExact:
 		return false
@@ -93,6 +90,7 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 	}
 	var g *neighbors.Graph
 	var mean float64
+	var rowSq []float64
 	var err error
 	var start *mat.Dense // PCA coordinates to start from, when the reduction made them
 	if x != nil && e.Graph == nil && e.Distances == nil {
@@ -119,7 +117,7 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 			mean, err = graphMean(g), nil
 		}
 	case e.Distances != nil:
-		g, mean, err = graphFromDistances(ctx, who, e.Distances, gk)
+		g, mean, rowSq, err = graphFromDistances(ctx, who, e.Distances, gk)
 	default:
 		if x == nil {
 			return nil, dataset.Invalidf("%s: no data", who)
@@ -139,42 +137,48 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 		e.Warn(fmt.Sprintf("%s: %d pairs of points are at distance 0 (duplicate rows): each is the other's nearest neighbour with equal probability; NeRV will pull them together", who, dups))
 	}
 	student := e.Variant == StudentT
-	sp, err := newSparseP(ctx, g, mean, k, e.Calibration, student, workers)
+	if rowSq == nil && x != nil {
+		rowSq = rowSquares(x)
+	}
+	sp, err := newSparseP(ctx, g, mean, k, e.Calibration, student, rowSq, workers)
 	if err != nil {
 		return nil, err
 	}
-	y, err := e.approxStart(ctx, x, start, n, dim, mean, student)
-	if err != nil {
-		return nil, err
-	}
-	a := newApprox(sp, dim, lam, student, e.theta(), workers)
 	res := &Result{Sigma2: sp.sigma2, Storage: fmt.Sprintf("k-NN graph (k = %d, %d probabilities), Barnes–Hut θ = %g", g.K, sp.entries, e.theta())}
-	if student {
-		s := gdSchedule{iters: e.Iterations, exagIters: e.ExaggerationIterations, exag: e.Exaggeration, lr: e.LearningRate}
-		if s.iters <= 0 {
-			s.iters = DefaultApproxIterations
+	var y []float64
+	if student || e.Start == nil {
+		// NeRV starts from the t-SNE layout of the same graph (see gaussApprox).
+		tsp := sp
+		if !student {
+			if tsp, err = newSparseP(ctx, g, mean, k, e.Calibration, true, rowSq, workers); err != nil {
+				return nil, err
+			}
 		}
-		if s.exagIters == 0 {
-			s.exagIters = DefaultExagIterations
-		}
-		s.exagIters = max(s.exagIters, 0)
-		if s.exag == 0 {
-			s.exag = DefaultExaggeration
-		}
-		if s.lr <= 0 {
-			s.lr = math.Max(float64(n)/s.exag, 200)
-		}
-		_, _, _, it, err := runGD(ctx, y, dim, s, a.eval, e.Progress)
-		if err != nil {
+		if y, err = e.approxStart(ctx, x, start, n, dim, mean, true); err != nil {
 			return nil, err
 		}
-		a.allTerms = true
-		res.Cost, res.Precision, res.Recall = a.eval(y, make([]float64, len(y)), 1)
-		res.Iterations, res.Evaluations = it, it+1
-	} else {
-		if err := e.gaussApprox(ctx, a, y, res); err != nil {
+		a := newApprox(tsp, dim, 1, true, e.theta(), workers)
+		if err := e.runStudent(ctx, a, y, e.ExaggerationIterations, nil, res); err != nil {
 			return nil, err
 		}
+		if student && lam < 1 {
+			// t-NeRV refines the t-SNE layout: the precision term acts on a layout whose
+			// clusters early exaggeration has already formed (package documentation, "At scale").
+			a := newApprox(sp, dim, lam, true, e.theta(), workers)
+			if err := e.runStudent(ctx, a, y, -1, e.augmenter(ctx, sp, x, dim, true, workers), res); err != nil {
+				return nil, err
+			}
+		}
+		if student {
+			res.Y = mat.NewDense(n, dim, y)
+			return res, nil
+		}
+	} else if y, err = e.approxStart(ctx, x, start, n, dim, mean, false); err != nil {
+		return nil, err
+	}
+	a := newApprox(sp, dim, lam, false, e.theta(), workers)
+	if err := e.gaussApprox(ctx, a, y, res); err != nil {
+		return nil, err
 	}
 	res.Y = mat.NewDense(n, dim, y)
 	return res, nil
@@ -202,39 +206,109 @@ func reducePCA(ctx context.Context, x *mat.Dense, dims int) (*mat.Dense, error) 
 	return p, nil
 }
 
+// runStudent runs the gradient-descent schedule of t-SNE/t-NeRV on a, from y.
+//
+// exagIters is the number of early-exaggeration iterations (0 means the default, negative none).
+// aug, if not nil, returns the input probabilities augmented with the layout's output neighbours
+// (sparseP.augment); it is called before the first evaluation and every augmentEvery after.
+func (e Embedder) runStudent(ctx context.Context, a *approx, y []float64, exagIters int, aug func(y []float64) (*sparseP, error), res *Result) error {
+	n := a.n
+	s := gdSchedule{iters: e.Iterations, exagIters: exagIters, exag: e.Exaggeration, lr: e.LearningRate}
+	if s.iters <= 0 || e.Variant == Gaussian {
+		s.iters = DefaultApproxIterations
+	}
+	if s.exagIters == 0 {
+		s.exagIters = DefaultExagIterations
+	}
+	s.exagIters = max(s.exagIters, 0)
+	if s.exag == 0 {
+		s.exag = DefaultExaggeration
+	}
+	if s.lr <= 0 {
+		s.lr = math.Max(float64(n)/s.exag, 200)
+	}
+	eval := a.eval
+	var augErr error
+	if aug != nil {
+		calls := 0
+		eval = func(y, g []float64, exag float64) (float64, float64, float64) {
+			if calls%augmentEvery == 0 && augErr == nil {
+				var sp *sparseP
+				if sp, augErr = aug(y); augErr == nil {
+					a.sp = sp
+				}
+			}
+			calls++
+			return a.eval(y, g, exag)
+		}
+	}
+	_, _, _, it, err := runGD(ctx, y, a.dim, s, eval, e.Progress)
+	if err == nil {
+		err = augErr
+	}
+	if err != nil {
+		return err
+	}
+	a.allTerms = true
+	res.Cost, res.Precision, res.Recall = a.eval(y, make([]float64, len(y)), 1)
+	res.Iterations, res.Evaluations = it, it+1
+	return nil
+}
+
+// augmentEvery is the number of iterations between two updates of the output neighbours that
+// augment adds to the precision term: a layout that is already t-SNE's moves a few points'
+// neighbourhoods in fifty iterations.
+const augmentEvery = 50
+
+// augmenter returns the function that augments sp with the output neighbours of a layout, or nil
+// when the input rows are unknown (a precomputed graph or distance matrix: the floor alone then
+// stands for every pair outside the graph).
+func (e Embedder) augmenter(ctx context.Context, sp *sparseP, x *mat.Dense, dim int, joint bool, workers int) func(y []float64) (*sparseP, error) {
+	if x == nil || e.Graph != nil || e.Distances != nil {
+		return nil
+	}
+	return func(y []float64) (*sparseP, error) {
+		return sp.augment(ctx, x, y, dim, sp.k, joint, workers)
+	}
+}
+
 // graphFromDistances keeps the gk nearest of each row of a given distance matrix.
-func graphFromDistances(ctx context.Context, who string, dist mat.Matrix, gk int) (*neighbors.Graph, float64, error) {
+// It also returns each row's sum of squared distances.
+func graphFromDistances(ctx context.Context, who string, dist mat.Matrix, gk int) (*neighbors.Graph, float64, []float64, error) {
 	sq, n, err := dataset.SquaredDistances(who, dist)
 	if err != nil {
-		return nil, 0, err
+		return nil, 0, nil, err
 	}
 	if gk >= n {
-		return nil, 0, dataset.Invalidf("%s: %d neighbours per row need more than %d points", who, gk, n)
+		return nil, 0, nil, dataset.Invalidf("%s: %d neighbours per row need more than %d points", who, gk, n)
 	}
+	rowSq := make([]float64, n)
 	g := &neighbors.Graph{N: n, K: gk, Index: make([]int32, n*gk), Dist2: make([]float64, n*gk)}
 	var h neighbors.TopK
 	var sum float64
 	for i := range n {
 		if err := ctx.Err(); err != nil {
-			return nil, 0, err
+			return nil, 0, nil, err
 		}
 		h.Reset(gk)
 		for j, v := range sq[i*n : (i+1)*n] {
 			if j != i {
 				h.Push(v, int32(j))
 				sum += math.Sqrt(v)
+				rowSq[i] += v
 			}
 		}
 		idx, d2 := g.Row(i)
 		h.Sorted(idx, d2)
 	}
-	return g, sum / float64(n) / float64(n-1), nil
+	return g, sum / float64(n) / float64(n-1), rowSq, nil
 }
 
-// graphMean stands in for the mean input distance when only a graph is given: the mean distance
-// to the graph's neighbours times the ratio that rows of MNIST show between the two is not
-// general, so NeRV (whose output bandwidths live on the mean-normalised scale) takes the mean of
-// the graph's distances itself; t-SNE does not depend on the scale.
+// graphMean stands in for the mean input distance when only a graph is given: the mean of the
+// graph's own distances. t-SNE and t-NeRV do not depend on the scale; NeRV's output bandwidths
+// live on the mean-normalised scale, and a graph's distances are smaller than the mean over all
+// pairs, so NeRV from a graph alone draws its output neighbourhoods wider than from the rows; a
+// fixed correction would not be general.
 func graphMean(g *neighbors.Graph) float64 {
 	var s float64
 	for _, v := range g.Dist2 {

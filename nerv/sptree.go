@@ -40,9 +40,13 @@ type spNode struct {
 	com    [3]float64 // centre of mass
 	cnt    float64    // number of points, as a float
 	open   float64    // (side/θ)²: the cell is far from a query at a greater squared distance
-	// data for source-side sums (NeRV's column terms), filled by the evaluator when needed
-	minB float64 // smallest bandwidth β_j among the cell's points
+	openM  float64    // the same for the mean-distance sums, at θ·meanTheta
 }
+
+// meanTheta scales θ for the mean output distance of normalised NeRV: its gradient is a large
+// term that nearly cancels the rest (the cost does not change when the layout is scaled), so its
+// error is amplified in the sum; at θ/4 it adds about as much error as the other sums at θ.
+const meanTheta = 0.25
 
 // leafMax is the largest leaf; maxDepth guards against endless splitting of coincident points.
 const (
@@ -159,10 +163,11 @@ func (t *spTree) build(y []float64) {
 		for d := range dim {
 			nd.com[d] = c[d] / nd.cnt
 		}
-		nd.open = math.Inf(1)
+		nd.open, nd.openM = math.Inf(1), math.Inf(1)
 		if t.theta > 0 && nd.hi-nd.lo > 1 {
 			s := 2 * nd.half / t.theta
 			nd.open = s * s
+			nd.openM = nd.open / (meanTheta * meanTheta)
 		}
 	}
 }
