@@ -93,13 +93,14 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 	var rowSq []float64
 	var err error
 	var start *mat.Dense // PCA coordinates to start from, when the reduction made them
+	var pca *linproj.PCAModel
 	if x != nil && e.Graph == nil && e.Distances == nil {
 		pd := e.PCADims
 		if pd == 0 {
 			pd = DefaultPCADims
 		}
 		if _, h := x.Dims(); pd > 0 && h > pd {
-			if x, err = reducePCA(ctx, x, pd); err != nil {
+			if x, pca, err = reducePCA(ctx, x, pd); err != nil {
 				return nil, err
 			}
 			start = x
@@ -171,6 +172,9 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 		}
 		if student {
 			res.Y = mat.NewDense(n, dim, y)
+			if x != nil && e.Graph == nil && e.Distances == nil {
+				res.asMap = &Map{Result: res, variant: StudentT, lambda: lam, perplexity: k, k: g.K, theta: e.theta(), mean: mean, pca: pca, ref: x}
+			}
 			return res, nil
 		}
 	} else if y, err = e.approxStart(ctx, x, start, n, dim, mean, false); err != nil {
@@ -185,8 +189,8 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 }
 
 // reducePCA returns the first dims principal components of the rows of x, the directions fitted
-// on at most pcaSampleMax evenly spaced rows.
-func reducePCA(ctx context.Context, x *mat.Dense, dims int) (*mat.Dense, error) {
+// on at most pcaSampleMax evenly spaced rows, and the PCA that maps rows there.
+func reducePCA(ctx context.Context, x *mat.Dense, dims int) (*mat.Dense, *linproj.PCAModel, error) {
 	n, h := x.Dims()
 	fitX := x
 	if n > pcaSampleMax {
@@ -197,13 +201,14 @@ func reducePCA(ctx context.Context, x *mat.Dense, dims int) (*mat.Dense, error) 
 	}
 	m, err := linproj.PCA{Dim: dims}.Fit(ctx, &dataset.Set{X: fitX})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	pm := m.(*linproj.PCAModel)
 	p := mat.NewDense(n, dims, nil)
-	if err := m.(*linproj.PCAModel).Transform(p, x); err != nil {
-		return nil, err
+	if err := pm.Transform(p, x); err != nil {
+		return nil, nil, err
 	}
-	return p, nil
+	return p, pm, nil
 }
 
 // runStudent runs the gradient-descent schedule of t-SNE/t-NeRV on a, from y.
@@ -373,7 +378,7 @@ func (e Embedder) approxStart(ctx context.Context, x, pcs *mat.Dense, n, dim int
 			return nil, dataset.Invalidf("%s: %d features cannot start a %d-dimensional PCA layout; use random initialisation", e.name(), h, dim)
 		}
 		var err error
-		if p, err = reducePCA(ctx, x, dim); err != nil {
+		if p, _, err = reducePCA(ctx, x, dim); err != nil {
 			return nil, err
 		}
 	}

@@ -122,7 +122,7 @@ type Embedder struct {
 // Lambda returns a pointer to v, for Embedder.Lambda.
 func Lambda(v float64) *float64 { return &v }
 
-// Result is a fitted NeRV embedding. It is not parametric: new rows cannot be transformed.
+// Result is a fitted NeRV embedding. It is not parametric; Map is the result that can place new rows.
 type Result struct {
 	Y *mat.Dense // n×Dim coordinates
 	// Cost is the final value of the optimised cost: per point for NeRV (as dredviz reports it),
@@ -136,6 +136,8 @@ type Result struct {
 	Iterations        int       // CG iterations in all
 	Evaluations       int       // cost-and-gradient evaluations in all
 	Storage           string    // how the input distances were kept
+
+	asMap *Map // the result with what places new rows, when it can (see Map)
 }
 
 // Embedding returns the coordinates.
@@ -161,9 +163,17 @@ func (e Embedder) name() string {
 	return "nerv"
 }
 
-// Fit embeds d (its features, or e.Distances) and returns a *Result.
+// Fit embeds d (its features, or e.Distances) and returns a *Result, or a *Map (which also
+// places new rows) for t-SNE and t-NeRV fitted from features on the approximate path.
 func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
-	return e.fit(ctx, d)
+	r, err := e.fit(ctx, d)
+	if err != nil {
+		return nil, err
+	}
+	if r.asMap != nil {
+		return r.asMap, nil
+	}
+	return r, nil
 }
 
 func (e Embedder) fit(ctx context.Context, d *dataset.Set) (*Result, error) {
