@@ -121,3 +121,47 @@ func TestApproxGradientFiniteDifferences(t *testing.T) {
 		})
 	}
 }
+
+// As θ → 0 the Barnes–Hut sums converge to the exact ones: on 400 points (complete graph, so the
+// far-field sums are the only approximation) the gradient's relative error against the exact
+// path shrinks with θ and is rounding at θ = 0. Measured (this test's log): t-SNE 2-D θ = 1, 0.5,
+// 0.25, 0.1, 0 give 2.3e-2, 5.2e-3, 1.0e-3, 4.9e-5, 1.6e-15; the test asserts the order and the
+// last. Gaussian NeRV is left out: at θ = 0 its approximate gradient equals the exact one to
+// rounding up to n = 100 (TestApproxEqualsExactAtFullGraph) but differs by 4e-6 at n = 200 and
+// 2.3e-3 at n = 400 — a term that θ does not control; an open defect of the opt-in Gaussian path.
+func TestApproxConvergesAsThetaShrinks(t *testing.T) {
+	const n = 400
+	for _, c := range []struct {
+		name    string
+		student bool
+		lambda  float64
+		dim     int
+	}{
+		{"tsne", true, 1, 2}, {"tnerv λ=0.3 3-D", true, 0.3, 3}, {"tnerv λ=0 1-D", true, 0, 1},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			ev, _ := testEvaluatorN(t, n, c.dim, c.lambda, c.student, true, true, 1<<30)
+			ev.setSigma(ev.in.final)
+			prev := math.Inf(1)
+			for _, theta := range []float64{1, 0.5, 0.25, 0.1, 0} {
+				a, y := testApprox(t, n, c.dim, n-1, c.lambda, c.student, theta)
+				a.allTerms = true
+				if !c.student {
+					a.initGauss(true)
+				}
+				ge, ga := make([]float64, len(y)), make([]float64, len(y))
+				ev.eval(y, ge)
+				a.eval(y, ga, 1)
+				r := relErr(ga, ge)
+				t.Logf("θ = %g: gradient relative error %.2g", theta, r)
+				if r > prev*1.05 {
+					t.Errorf("θ = %g: error %g is larger than at the larger θ (%g)", theta, r, prev)
+				}
+				prev = r
+			}
+			if prev > 1e-10 {
+				t.Errorf("θ = 0: error %g, want rounding", prev)
+			}
+		})
+	}
+}

@@ -56,6 +56,8 @@ type methodSettings struct {
 	distances  mat.Matrix
 	path       nerv.Path
 	theta      float64
+	graphK     int
+	pcaDims    int
 	warn       func(string)
 	// pe
 	etaR, etaPhi float64
@@ -74,7 +76,7 @@ func (s methodSettings) nerv(v nerv.Variant, lambda *float64) nerv.Embedder {
 	e := nerv.Embedder{
 		Variant: v, Lambda: lambda, Perplexity: float64(s.neighbors), Dim: s.dim, Seed: s.seed,
 		Iterations: s.iterations, Distances: s.distances, Progress: s.progress, Warn: s.warn,
-		Path: s.path, Theta: s.theta,
+		Path: s.path, Theta: s.theta, GraphK: s.graphK, PCADims: s.pcaDims,
 	}
 	if s.random {
 		e.Init = nerv.InitRandom
@@ -107,8 +109,10 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		distances = fs.String("distances", "", "read an n×n distance `matrix` (CSV/TSV/whitespace, no labels) instead of features; -method cmds, nerv, sne, tnerv, tsne. INPUT, if given, supplies labels for its n rows")
 		lambda    = fs.Float64("lambda", nerv.DefaultLambda, "NeRV's precision–recall trade-off λ in [0,1]: 0 is all precision (trustworthiness), 1 all recall; -method nerv, tnerv, snerv")
 		iters     = fs.Int("iterations", 0, fmt.Sprintf("nerv family: on the exact path at most this many conjugate-gradient iterations after the 10 annealing rounds, stopping earlier when the cost settles (0: %d); on the approximate path of tsne and tnerv the gradient-descent iterations after early exaggeration (0: %d)", nerv.DefaultIterations, nerv.DefaultApproxIterations))
-		exact     = fs.Bool("exact", false, fmt.Sprintf("nerv family: evaluate every pair, O(n²) (the default up to n = %d)", nerv.ApproxMin))
-		approx    = fs.Bool("approx", false, fmt.Sprintf("nerv family: sparse k-NN neighbourhoods and Barnes–Hut sums, O(n log n) (the default above n = %d)", nerv.ApproxMin))
+		exact     = fs.Bool("exact", false, fmt.Sprintf("nerv family: evaluate every pair, O(n²) (the default for tsne and tnerv up to n = %d, and for nerv, sne and snerv)", nerv.ApproxMin))
+		approx    = fs.Bool("approx", false, fmt.Sprintf("nerv family: sparse k-NN neighbourhoods and Barnes–Hut sums, O(n log n) (the default for tsne and tnerv above n = %d; for nerv and sne see the README: correct but not yet good at scale)", nerv.ApproxMin))
+		graphK    = fs.Int("graph-k", 0, "approximate path: nearest neighbours kept per row (default 3·neighbors, at most n−1)")
+		pcaDims   = fs.Int("pca-dims", 0, fmt.Sprintf("approximate path: search neighbours among this many principal components of rows with more features (default %d; -1 keeps every feature)", nerv.DefaultPCADims))
 		theta     = fs.Float64("theta", nerv.DefaultTheta, "Barnes–Hut opening angle θ of the approximate path: smaller is more accurate and slower, 0 sums every pair")
 		initFlag  = fs.String("init", "pca", "starting layout of the nerv family: pca (classical MDS for -distances) or random (unit square, from -seed)")
 	)
@@ -142,7 +146,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if *distances != "" && (*method != "cmds" && !nervFamily[*method] || *method == "snerv") {
 		return usagef("-distances: -method %s does not embed a distance matrix (cmds, nerv, sne, tnerv and tsne do)", *method)
 	}
-	for _, name := range []string{"lambda", "iterations", "init", "exact", "approx", "theta"} {
+	for _, name := range []string{"lambda", "iterations", "init", "exact", "approx", "theta", "graph-k", "pca-dims"} {
 		if set[name] && !nervFamily[*method] {
 			return usagef("-%s: only the nerv family (nerv, sne, tnerv, tsne, snerv) takes it, found -method %s", name, *method)
 		}
@@ -178,6 +182,12 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	case *approx:
 		path = nerv.PathApprox
 	}
+	if *graphK < 0 || *graphK == 1 {
+		return usagef("-graph-k: expected at least 2 neighbours (or 0 for the default), found %d", *graphK)
+	}
+	if *pcaDims < -1 {
+		return usagef("-pca-dims: expected a number of components, 0 for the default or -1 for none, found %d", *pcaDims)
+	}
 	th := *theta
 	if th == 0 {
 		th = -1 // the library's "every pair"
@@ -187,7 +197,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	}
 	settings := methodSettings{
 		dim: *dim, seed: *seed, lambda: *lambda, neighbors: *neighbors, iterations: *iters, random: *initFlag == "random",
-		path: path, theta: th,
+		path: path, theta: th, graphK: *graphK, pcaDims: *pcaDims,
 		warn: func(msg string) { fmt.Fprintln(e.stderr, "lowdim: warning:", msg) },
 		etaR: pf.etaR, etaPhi: pf.etaPhi, normalize: pf.normalize,
 		hope: hf, epochLog: e.stderr,
