@@ -4,6 +4,7 @@ package safeout
 
 import (
 	"context"
+	"fmt"
 	"io/fs"
 	"os"
 )
@@ -17,4 +18,8 @@ func keepOwner(*os.File, fs.FileInfo) {}
 // openStream opens a device for writing, without creating or truncating it.
 func openStream(_ context.Context, path string) (*os.File, error) {
 	return os.OpenFile(path, os.O_WRONLY, 0)
+}
+
+func dupFD(n int, _ string) (*os.File, error) {
+	return nil, fmt.Errorf("%w: descriptor %d cannot be named here", ErrDestination, n)
 }

@@ -54,3 +54,14 @@ func openStream(ctx context.Context, path string) (*os.File, error) {
 		wait = min(2*wait, 50*time.Millisecond)
 	}
 }
+
+// dupFD duplicates descriptor n of this process (as /dev/fd/n names it), sharing its offset and
+// flags, so that an append-mode redirection keeps appending.
+func dupFD(n int, name string) (*os.File, error) {
+	d, err := syscall.Dup(n)
+	if err != nil {
+		return nil, err
+	}
+	syscall.CloseOnExec(d)
+	return os.NewFile(uintptr(d), name), nil
+}

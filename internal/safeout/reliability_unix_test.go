@@ -240,3 +240,38 @@ func TestReliabilityStaleTemps(t *testing.T) {
 		t.Errorf("log %q: want one line reporting 2 removals", log.String())
 	}
 }
+
+// TestReliabilityDescriptorPath: /dev/fd/N (as bash's process substitution and redirections name
+// a descriptor) is written through the process's own descriptor: an append-mode file keeps its
+// first line and its inode, and the descriptor stays open.
+func TestReliabilityDescriptorPath(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "log.csv")
+	if err := os.WriteFile(p, []byte("head\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := os.Stat(p)
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var s Set
+	if err := s.Create(fmt.Sprintf("/dev/fd/%d", f.Fd()), writeString("body\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Commit(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("tail\n"); err != nil {
+		t.Errorf("the descriptor was closed: %v", err)
+	}
+	if got := readFile(t, p); got != "head\nbody\ntail\n" {
+		t.Errorf("file holds %q, want head, body, tail", got)
+	}
+	if after, _ := os.Stat(p); !os.SameFile(before, after) {
+		t.Error("the file was replaced, not written through the descriptor")
+	}
+	if n := names(t, filepath.Dir(p)); len(n) != 1 {
+		t.Errorf("directory holds %v, want only the file", n)
+	}
+}

@@ -261,15 +261,25 @@ func (s *Set) writeStream(ctx context.Context, e *entry) error {
 	}
 	defer src.Close()
 	switch {
-	case e.kind == kindFD && e.fd == 1 && s.Stdout != nil:
-		_, err = io.Copy(s.Stdout, src)
+	case e.kind == kindFD && e.fd == 1:
+		w := s.Stdout
+		if w == nil {
+			w = os.Stdout
+		}
+		_, err = io.Copy(w, src)
+		return err
+	case e.kind == kindFD && e.fd == 2:
+		_, err = io.Copy(os.Stderr, src)
 		return err
 	case e.kind == kindFD:
-		f := os.NewFile(uintptr(e.fd), e.path) // not closed: the descriptor is the process's
-		if f == nil {
-			return fmt.Errorf("descriptor %d is not open", e.fd)
+		f, err := dupFD(e.fd, e.path) // a copy: closing it leaves the process's descriptor open
+		if err != nil {
+			return err
 		}
 		_, err = io.Copy(f, src)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
 		return err
 	}
 	dst, err := openStream(ctx, e.target)
