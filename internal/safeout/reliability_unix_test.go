@@ -122,21 +122,34 @@ func TestReliabilityFIFOWithoutReaderCancelled(t *testing.T) {
 }
 
 // TestReliabilityDevNull: as root, /dev/null used to become a regular file; it must stay a
-// character device.
+// character device. The same write goes first to a private node of the same device (made with
+// mknod in a temporary directory), so that a regression is caught there and never damages the
+// machine's /dev/null.
 func TestReliabilityDevNull(t *testing.T) {
 	if os.Geteuid() != 0 {
 		t.Skip("replacing /dev/null needs root; run this test as root to check it (TestReliabilityDevFull checks the in-place path without)")
 	}
-	var s Set
-	if err := s.Create("/dev/null", writeString("discarded\n")); err != nil {
-		t.Fatal(err)
-	}
-	if err := s.Commit(context.Background()); err != nil {
-		t.Fatal(err)
-	}
 	fi, err := os.Lstat("/dev/null")
 	if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
-		t.Fatalf("/dev/null is no longer a character device (%v)", modeOrErr(fi, err))
+		t.Fatalf("/dev/null is not a character device before the test (%v): restore it with mknod -m 666 /dev/null c 1 3", modeOrErr(fi, err))
+	}
+	paths := []string{"/dev/null"}
+	private := filepath.Join(t.TempDir(), "null")
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && syscall.Mknod(private, syscall.S_IFCHR|0o666, int(st.Rdev)) == nil {
+		paths = []string{private, "/dev/null"}
+	}
+	for _, p := range paths {
+		var s Set
+		if err := s.Create(p, writeString("discarded\n")); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Commit(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeCharDevice == 0 {
+			t.Fatalf("%s is no longer a character device (%v)", p, modeOrErr(fi, err))
+		}
 	}
 }
 
