@@ -73,7 +73,7 @@ const (
 // entry is one staged output.
 type entry struct {
 	path   string      // as the caller named it, for messages
-	kind   kind        //
+	kind   kind        // where it is staged and how Commit puts it in place
 	target string      // kindFile: the file to replace; kindStream: the path to open
 	fd     int         // kindFD: the descriptor
 	old    fs.FileInfo // kindFile: the file being replaced, nil if there is none
@@ -98,12 +98,14 @@ func (s *Set) Create(path string, fn func(w io.Writer) error) error {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	bw := bufio.NewWriterSize(f, 1<<16)
-	werr := fn(bw)
+	werr := fn(bw) // the writer's own error says what went wrong; the file's below name the output
 	if werr == nil {
-		werr = bw.Flush()
-	}
-	if werr == nil && e.kind == kindFile {
-		werr = prepare(f, e.old)
+		if werr = bw.Flush(); werr == nil && e.kind == kindFile {
+			werr = prepare(f, e.old)
+		}
+		if werr != nil {
+			werr = fmt.Errorf("cannot write %s: %w", path, werr)
+		}
 	}
 	if cerr := f.Close(); werr == nil && cerr != nil {
 		werr = fmt.Errorf("cannot write %s: %w", path, cerr)
