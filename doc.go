@@ -15,6 +15,8 @@
 //	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
 //	modelio       versioned, checksummed model files
 //	viz           gonum/plot figures
+//	internal/safeout  output files that never clobber: staged, renamed together, FIFOs and
+//	              devices written in place, links followed, stale temporaries swept
 //	cmd/lowdim    the command-line tool
 //
 // A method is a value whose exported fields are its settings (the zero value of each

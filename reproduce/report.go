@@ -2,7 +2,6 @@ package reproduce
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -14,6 +13,7 @@ import (
 	"time"
 
 	"lowdim/dataset"
+	"lowdim/internal/safeout"
 )
 
 // Machine describes the computer a report was produced on.
@@ -151,24 +151,48 @@ func (r *Report) WriteDir(dir string) error {
 	return writeReportDir(dir, ReportFile, r.writePlots, r.WriteMarkdown)
 }
 
-// writeReportDir creates dir, writes the plots, and then the markdown report name, atomically
-// (a temporary file renamed), so that an interrupted run leaves no half-written report.
+// writeReportDir creates dir and writes the plots and the markdown report name into it, all
+// together or not at all: the plots are drawn in a private temporary directory first, then every
+// file is staged beside its destination and renamed into place only when all were written
+// (package safeout: an existing FIFO or link in dir is written through, not replaced).
 func writeReportDir(dir, name string, plots func(dir string) error, markdown func(io.Writer) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	if err := plots(dir); err != nil {
+	drawn, err := os.MkdirTemp("", "lowdim-report-*")
+	if err != nil {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := markdown(&buf); err != nil {
+	defer os.RemoveAll(drawn)
+	if err := plots(drawn); err != nil {
 		return err
 	}
-	tmp := filepath.Join(dir, "."+name+".tmp")
-	if err := os.WriteFile(tmp, buf.Bytes(), 0o644); err != nil {
+	ents, err := os.ReadDir(drawn)
+	if err != nil {
 		return err
 	}
-	return os.Rename(tmp, filepath.Join(dir, name))
+	var outs safeout.Set
+	defer outs.Discard()
+	for _, e := range ents {
+		src := filepath.Join(drawn, e.Name())
+		if err := outs.Create(filepath.Join(dir, e.Name()), func(w io.Writer) error { return copyFile(w, src) }); err != nil {
+			return err
+		}
+	}
+	if err := outs.Create(filepath.Join(dir, name), markdown); err != nil {
+		return err
+	}
+	return outs.Commit(context.Background())
+}
+
+func copyFile(w io.Writer, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(w, f)
+	return err
 }
 
 // num formats v with the given verb, or an em dash for NaN.

@@ -262,7 +262,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	outs := &outputs{stdout: e.stdout}
+	outs := newOutputs(ctx, e)
 	defer outs.discard()
 	dst, err := outs.embeddingCSV(*out, y, d)
 	if err != nil {

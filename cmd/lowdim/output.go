@@ -1,58 +1,38 @@
 package main
 
 import (
-	"bufio"
+	"context"
 	"errors"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/safeout"
 )
 
-// outputs collects what a command writes so that nothing appears unless everything was written:
-// each output goes to a temporary file (beside its destination, so that the final rename is
-// atomic), and commit moves them into place. On any error or interruption, discard removes the
-// temporary files: no partial output file is ever left behind.
+// outputs collects what a command writes so that nothing appears unless everything was written,
+// and nothing that is not a regular file is replaced: package safeout stages every output in a
+// temporary file and commit puts them all in place (FIFOs and devices written where they stand,
+// symbolic links followed to the file they name, "-" standard output). On any error or
+// interruption, discard removes the temporary files.
 type outputs struct {
-	stdout  io.Writer
-	pending []pendingFile
+	ctx context.Context
+	set safeout.Set
 }
 
-type pendingFile struct{ tmp, dst string } // dst "-" is standard output
+// newOutputs starts the outputs of one command of e; ctx ends a wait for a FIFO's reader.
+func newOutputs(ctx context.Context, e *env) *outputs {
+	return &outputs{ctx: ctx, set: safeout.Set{Stdout: e.stdout, Log: e.stderr}}
+}
 
-// create writes one output through fn. The path "-" means standard output, written at commit.
+// create stages one output written by fn. The path "-" means standard output.
 func (o *outputs) create(path string, fn func(w io.Writer) error) error {
-	dir := ""
-	if path != "-" {
-		dir = filepath.Dir(path)
+	err := o.set.Create(path, fn)
+	if errors.Is(err, safeout.ErrDestination) {
+		return usagef("%v", err)
 	}
-	f, err := os.CreateTemp(dir, ".lowdim-*.tmp")
-	if err != nil {
-		return fmt.Errorf("cannot write %s: %w", path, err)
-	}
-	bw := bufio.NewWriterSize(f, 1<<16)
-	werr := fn(bw)
-	if werr == nil {
-		werr = bw.Flush()
-	}
-	if werr == nil && path != "-" {
-		if werr = f.Chmod(0o644); werr == nil { // CreateTemp makes 0600; outputs are ordinary files
-			werr = f.Sync()
-		}
-	}
-	if cerr := f.Close(); werr == nil && cerr != nil {
-		werr = fmt.Errorf("cannot write %s: %w", path, cerr)
-	}
-	if werr != nil {
-		os.Remove(f.Name())
-		return werr
-	}
-	o.pending = append(o.pending, pendingFile{tmp: f.Name(), dst: path})
-	return nil
+	return err
 }
 
 // embeddingCSV stages the embedding y of d as CSV at path ("" means standard output) and returns
@@ -64,44 +44,14 @@ func (o *outputs) embeddingCSV(path string, y *mat.Dense, d *dataset.Set) (strin
 	return path, o.create(path, func(w io.Writer) error { return dataset.WriteEmbeddingCSV(w, y, d) })
 }
 
-// commit moves every pending file into place, then copies standard output.
+// commit puts every staged output in place.
 func (o *outputs) commit() error {
-	var errs []error
-	var toStdout []string
-	for _, p := range o.pending {
-		if p.dst == "-" {
-			toStdout = append(toStdout, p.tmp)
-			continue
-		}
-		if err := os.Rename(p.tmp, p.dst); err != nil {
-			os.Remove(p.tmp)
-			errs = append(errs, fmt.Errorf("cannot write %s: %w", p.dst, err))
-		}
+	err := o.set.Commit(o.ctx)
+	if errors.Is(err, safeout.ErrDestination) {
+		return usagef("%v", err)
 	}
-	for _, tmp := range toStdout {
-		if err := copyFile(o.stdout, tmp); err != nil {
-			errs = append(errs, err)
-		}
-		os.Remove(tmp)
-	}
-	o.pending = nil
-	return errors.Join(errs...)
-}
-
-// discard removes every pending temporary file.
-func (o *outputs) discard() {
-	for _, p := range o.pending {
-		os.Remove(p.tmp)
-	}
-	o.pending = nil
-}
-
-func copyFile(w io.Writer, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	_, err = io.Copy(w, f)
 	return err
 }
+
+// discard removes every staged temporary file.
+func (o *outputs) discard() { o.set.Discard() }

@@ -67,7 +67,7 @@ func runPlot(ctx context.Context, e *env, args []string) error {
 			t += " of " + displayName(d, *dataPath)
 		}
 	}
-	outs := &outputs{stdout: e.stdout}
+	outs := newOutputs(ctx, e)
 	defer outs.discard()
 	if err := outs.create(*out, func(w io.Writer) error { return drawScatter(w, *out, t, emb.X, labelled, nil) }); err != nil {
 		return err

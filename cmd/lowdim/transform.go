@@ -51,7 +51,7 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	outs := &outputs{stdout: e.stdout}
+	outs := newOutputs(ctx, e)
 	defer outs.discard()
 	if _, err := outs.embeddingCSV(*out, &y, d); err != nil {
 		return err
