@@ -21,6 +21,7 @@ import (
 
 	"lowdim"
 	"lowdim/dataset"
+	"lowdim/internal/membudget"
 	"lowdim/linproj"
 )
 
@@ -66,6 +67,9 @@ func (c CMDS) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	n := d.Len()
 	if n > DirectLimit {
 		return fitPCA(ctx, d, c.Dim, c.Progress)
+	}
+	if err := membudget.Check(need(n, "")); err != nil {
+		return nil, err
 	}
 	x, scale := d.X, 1.0
 	if s := maxAbs(d.X.RawMatrix()); outOfRange(s) {
@@ -127,6 +131,13 @@ func fitPCA(ctx context.Context, d *dataset.Set, dim int, prog lowdim.Progress) 
 // or negative eigenvalues give zero columns (see Model.Y). Distances of any finite magnitude,
 // 1e-300 or 1e300, are scaled to a largest entry of 1 before they are squared.
 func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
+	if d != nil {
+		if r, c := d.Dims(); r == c && r >= 2 {
+			if err := membudget.Check(need(r, "from features, classical MDS is PCA in O(n·H) memory (CMDS.Fit above 1,000 rows; lowdim embed -method cmds without -distances)")); err != nil {
+				return nil, err
+			}
+		}
+	}
 	sq, n, err := dataset.SquaredDistances("cmds", d)
 	if err != nil {
 		return nil, err
@@ -154,6 +165,20 @@ func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
 		}
 	}
 	return fromSquared(ctx, sq, n, dim, scale, nil)
+}
+
+// Bytes estimates the memory FromDistances (and Fit's n×n route) takes for n objects beyond its
+// input: three n×n float64 matrices at once — the squared distances, the doubly centred B and
+// the eigensolver's working copy of B — and O(n) vectors (the tridiagonal reduction's blocked
+// work space, 32 columns). Both check it against the available memory (package
+// lowdim/internal/membudget) before they allocate, and refuse when it does not fit. (When
+// inverse iteration fails its check, the fallback to a full mat.EigenSym takes two more n×n
+// matrices; that is rare and not counted.)
+func Bytes(n int) int64 { return membudget.Square(n, 3) + 8*64*int64(n) }
+
+// need is the membudget check of the n×n route.
+func need(n int, instead string) membudget.Need {
+	return membudget.Need{Who: "cmds", N: n, What: "the n×n double centring and its eigenvectors", Bytes: Bytes(n), PerN: Bytes, Instead: instead}
 }
 
 // fromSquared: double centring of −½D⁽²⁾ and the top eigenpairs. sq holds the squared
