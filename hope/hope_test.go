@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -81,7 +83,7 @@ func TestDeterministic(t *testing.T) {
 	}
 	pa, _ := a.MarshalBinary()
 	pb, _ := b.MarshalBinary()
-	// The history holds wall-clock times: compare the parameters and embeddings.
+	// Compare the parameters and embeddings (the in-memory history holds wall-clock times).
 	if !mat.Equal(a.Y, b.Y) || !equalSlices(a.theta, b.theta) {
 		t.Error("the same seed gave different models with 1 and 3 workers")
 	}
@@ -312,5 +314,43 @@ func TestStart(t *testing.T) {
 	}
 	if _, err := (Embedder{Epochs: -1}).Train(context.Background(), d); !errors.Is(err, dataset.ErrInvalid) {
 		t.Errorf("negative epochs without a start: %v", err)
+	}
+}
+
+// TestSameSeedSameFile: two S-HOPE fits with the same seed write byte-identical model files
+// (issue 18 item 5: the history's wall-clock times made every file differ). The fit is small
+// but has exemplars and the joint stage, so both stages' history entries are written.
+func TestSameSeedSameFile(t *testing.T) {
+	d := blobs(120, 8, 3, 9)
+	e := small(Adam)
+	e.Epochs, e.Exemplars, e.Joint, e.JointEpochs, e.Alternate = 2, 2, true, 2, 1
+	dir := t.TempDir()
+	var files [2][]byte
+	for i := range files {
+		m, err := e.Train(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// Make the timings differ for certain, as two real runs' would.
+		for j := range m.History {
+			m.History[j].Elapsed = time.Duration(i+1) * time.Duration(j+1) * time.Millisecond
+		}
+		path := filepath.Join(dir, fmt.Sprintf("m%d.lowdim", i))
+		if err := modelio.Save(path, m); err != nil {
+			t.Fatal(err)
+		}
+		if files[i], err = os.ReadFile(path); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Fatal("two fits with the same seed wrote different model files")
+	}
+	got, err := modelio.Decode(bytes.NewReader(files[0]), "m0.lowdim")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := got.(*Model).History; len(h) != 4 || h[0].Elapsed != 0 {
+		t.Errorf("loaded history %+v, want 4 entries (2 map, 2 exemplar epochs) without timings", h)
 	}
 }

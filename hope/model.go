@@ -33,7 +33,8 @@ type Model struct {
 
 	// Y is the embedding of the training rows, in input order (validation rows included).
 	Y *mat.Dense
-	// History has one entry per finished epoch.
+	// History has one entry per finished epoch. Its Elapsed times are not saved in the
+	// model file (a loaded model's are 0), so that the same seed gives the same bytes.
 	History []Epoch
 	// ValidError is the validation 5-NN error of the kept parameters (NaN without validation).
 	ValidError float64

@@ -20,6 +20,14 @@ func (m *Model) ModelKind() string { return hopeKind }
 
 // MarshalBinary encodes the model: shape, normalisation, parameters θ = [C | W | B | P],
 // exemplars, class names, training embedding, validation error and history.
+//
+// The history's Elapsed times are wall-clock readings, different on every run, so they are
+// not stored: the field is written as 0 (the layout keeps its slot, and files written before
+// this change still load, their times included). Two fits with the same seed and settings
+// therefore give byte-identical files. The timings stay in the log — OnEpoch, and the
+// command's per-epoch lines — and in the History of the Model that Train returns.
+// (A MaxTime that binds still makes the number of epochs, and so the file, depend on the
+// machine's speed.)
 func (m *Model) MarshalBinary() ([]byte, error) {
 	var e modelio.Encoder
 	b := 0
@@ -50,7 +58,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 		e.Int(h.Epoch)
 		e.Float64(h.Cost)
 		e.Float64(h.ValidError)
-		e.Int(int(h.Elapsed))
+		e.Int(0) // Elapsed: not stored, see above
 		best := 0
 		if h.Best {
 			best = 1

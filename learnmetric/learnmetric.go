@@ -39,6 +39,7 @@ import (
 	"lowdim"
 	"lowdim/dataset"
 	lblas "lowdim/internal/blas"
+	"lowdim/internal/membudget"
 	"lowdim/posterior"
 )
 
@@ -353,6 +354,14 @@ func Distances(ctx context.Context, m *posterior.Mixture, x mat.Matrix, opt Opti
 	return lm.Distances(ctx, x, opt.Progress)
 }
 
+// DistancesBytes estimates the memory Distances takes for n rows of h features under a mixture of
+// g components: the n×n result (a mat.SymDense stores all n² entries) and the n×H and n×G
+// projections, 8·(n² + n·(h + 2g)) bytes; the workers' blocks are O(g) each. Distances checks
+// it against the available memory (package lowdim/internal/membudget) before it allocates.
+func DistancesBytes(n, h, g int) int64 {
+	return membudget.Square(n, 1) + 8*int64(n)*int64(h+2*g)
+}
+
 // Distances is the package function Distances for an existing Metric.
 func (lm *Metric) Distances(ctx context.Context, x mat.Matrix, progress lowdim.Progress) (*mat.SymDense, error) {
 	if x == nil {
@@ -364,6 +373,11 @@ func (lm *Metric) Distances(ctx context.Context, x mat.Matrix, progress lowdim.P
 	}
 	if n == 0 {
 		return nil, dataset.Invalidf("learnmetric: no rows")
+	}
+	perN := func(n int) int64 { return DistancesBytes(n, h, lm.g) }
+	if err := membudget.Check(membudget.Need{Who: "learnmetric", N: n, What: "the n×n learning-metric distances",
+		Bytes: perN(n), PerN: perN, Instead: "compute them for a sample of the rows"}); err != nil {
+		return nil, err
 	}
 	// P = (X − shift)·Mᵀ, n×G.
 	xs := make([]float64, n*h)

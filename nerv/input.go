@@ -2,7 +2,6 @@ package nerv
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"sync"
 
@@ -237,15 +236,4 @@ func parallelRows(ctx context.Context, n, workers int, fn func(i int, buf []floa
 	}
 	wg.Wait()
 	return ctx.Err()
-}
-
-// describe says, for a note or error, how big a storage form is.
-func describe(b int64) string {
-	switch {
-	case b >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(b)/(1<<30))
-	case b >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(b)/(1<<20))
-	}
-	return fmt.Sprintf("%d bytes", b)
 }

@@ -90,6 +90,9 @@ type Embedder struct {
 	// MemoryBudget bounds the bytes of n×n tables (0 means 2 GiB): input distances are kept as
 	// float64, else float32, else recomputed from the features each evaluation; NeRV caches input
 	// probabilities only when they fit as well. t-NeRV needs its joint probabilities in memory.
+	// Before the exact path allocates, it estimates all its tables and refuses with the figure
+	// when they exceed the memory available (see lowdim/internal/membudget); the budget only
+	// chooses the storage, so the result never depends on the machine's free memory.
 	MemoryBudget int64
 	Workers      int             // goroutines; 0 means runtime.NumCPU()
 	Progress     lowdim.Progress // receives ("knn", …), then ("nerv", iteration, total iterations)
@@ -227,8 +230,8 @@ func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Re
 	if e.approxFor(n) {
 		return e.fitApprox(ctx, d, who, n, k, dim, lam, workers)
 	}
-	if e.Variant == StudentT && bytesFor(store64, n)*2 > budget {
-		return nil, dataset.Invalidf("%s: n = %d needs %s for the joint probabilities, above the memory budget of %s", who, n, describe(2*bytesFor(store64, n)), describe(budget))
+	if err := e.checkExact(who, n, dim, workers, budget, e.Distances != nil, 0); err != nil {
+		return nil, err
 	}
 	in, err := newInput(ctx, x, e.Distances, budget, workers)
 	if err != nil {

@@ -50,6 +50,9 @@ func (s Supervised) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, erro
 	if len(classes) < 2 {
 		return nil, dataset.Invalidf("snerv: all labelled rows are of one class: there is nothing to discriminate")
 	}
+	if err := s.checkMemory(d.Len(), d.Dim()); err != nil {
+		return nil, err
+	}
 	mix := s.Mixture
 	if mix.Progress == nil {
 		mix.Progress = s.Progress

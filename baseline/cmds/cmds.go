@@ -15,11 +15,13 @@ import (
 	"runtime"
 	"sync"
 
+	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim"
 	"lowdim/dataset"
+	"lowdim/internal/membudget"
 	"lowdim/linproj"
 )
 
@@ -66,11 +68,38 @@ func (c CMDS) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	if n > DirectLimit {
 		return fitPCA(ctx, d, c.Dim, c.Progress)
 	}
-	dist, err := euclidean(ctx, d.X, c.Progress)
+	if err := membudget.Check(need(n, "")); err != nil {
+		return nil, err
+	}
+	x, scale := d.X, 1.0
+	if s := maxAbs(d.X.RawMatrix()); outOfRange(s) {
+		// Squares of features beyond ~1e154 overflow and below ~1e-154 vanish: work on x/s.
+		x, scale = mat.NewDense(n, d.Dim(), nil), s
+		x.Scale(1/s, d.X)
+	}
+	dist, err := euclidean(ctx, x, c.Progress)
 	if err != nil {
 		return nil, err
 	}
-	return fromSquared(ctx, dist, n, c.Dim, c.Progress)
+	return fromSquared(ctx, dist, n, c.Dim, scale, c.Progress)
+}
+
+// outOfRange reports whether a largest distance or feature s is far enough from 1 that
+// squares of such values (and sums of n² of them) could overflow or lose everything to
+// underflow; such inputs are scaled by 1/s first and the embedding by s after (the
+// eigenvalues by s², which may then overflow to +Inf: they are reported as computed).
+func outOfRange(s float64) bool { return s > 0 && !math.IsInf(s, 1) && (s > 1e100 || s < 1e-100) }
+
+// maxAbs is the largest |entry| of a general matrix; NaN and ±Inf give NaN or +Inf, which
+// outOfRange passes on to euclidean's check.
+func maxAbs(r blas64.General) float64 {
+	m := 0.0
+	for i := 0; i < r.Rows; i++ {
+		for _, v := range r.Data[i*r.Stride : i*r.Stride+r.Cols] {
+			m = math.Max(m, math.Abs(v))
+		}
+	}
+	return m
 }
 
 // fitPCA is the large-n route: the eigenvalues of B = XcXcᵀ are (n−1) times the explained
@@ -96,7 +125,19 @@ func fitPCA(ctx context.Context, d *dataset.Set, dim int, prog lowdim.Progress) 
 // d must be square with n ≥ 2, finite, non-negative, with a zero diagonal and symmetric;
 // "zero" and "symmetric" allow rounding of 1e-9 times the largest entry (asymmetric pairs
 // within it are averaged). Anything else is an error wrapping dataset.ErrInvalid.
+//
+// Any such d has an answer, and FromDistances returns it: rank-deficient matrices (points on
+// a line, duplicates, near-one-hot posteriors) are the normal case for MDS, and their zero
+// or negative eigenvalues give zero columns (see Model.Y). Distances of any finite magnitude,
+// 1e-300 or 1e300, are scaled to a largest entry of 1 before they are squared.
 func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
+	if d != nil {
+		if r, c := d.Dims(); r == c && r >= 2 {
+			if err := membudget.Check(need(r, "from features, classical MDS is PCA in O(n·H) memory (CMDS.Fit above 1,000 rows; lowdim embed -method cmds without -distances)")); err != nil {
+				return nil, err
+			}
+		}
+	}
 	sq, n, err := dataset.SquaredDistances("cmds", d)
 	if err != nil {
 		return nil, err
@@ -104,11 +145,45 @@ func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return fromSquared(ctx, sq, n, dim, nil)
+	scale := 0.0
+	for i := range n {
+		for j := range n {
+			scale = math.Max(scale, d.At(i, j))
+		}
+	}
+	if !outOfRange(scale) {
+		scale = 1
+	} else {
+		// The squares above over- or underflowed: square d/scale instead, symmetrised as
+		// SquaredDistances does.
+		for i := range n {
+			sq[i*n+i] = 0
+			for j := i + 1; j < n; j++ {
+				v := (d.At(i, j)/scale + d.At(j, i)/scale) / 2
+				sq[i*n+j], sq[j*n+i] = v*v, v*v
+			}
+		}
+	}
+	return fromSquared(ctx, sq, n, dim, scale, nil)
 }
 
-// fromSquared: double centring of −½D⁽²⁾ and the top eigenpairs.
-func fromSquared(ctx context.Context, sq []float64, n, dim int, prog lowdim.Progress) (*Model, error) {
+// Bytes estimates the memory FromDistances (and Fit's n×n route) takes for n objects beyond its
+// input: three n×n float64 matrices at once — the squared distances, the doubly centred B and
+// the eigensolver's working copy of B — and O(n) vectors (the tridiagonal reduction's blocked
+// work space, 32 columns). Both check it against the available memory (package
+// lowdim/internal/membudget) before they allocate, and refuse when it does not fit. (When
+// inverse iteration fails its check, the fallback to a full mat.EigenSym takes two more n×n
+// matrices; that is rare and not counted.)
+func Bytes(n int) int64 { return membudget.Square(n, 3) + 8*64*int64(n) }
+
+// need is the membudget check of the n×n route.
+func need(n int, instead string) membudget.Need {
+	return membudget.Need{Who: "cmds", N: n, What: "the n×n double centring and its eigenvectors", Bytes: Bytes(n), PerN: Bytes, Instead: instead}
+}
+
+// fromSquared: double centring of −½D⁽²⁾ and the top eigenpairs. sq holds the squared
+// distances divided by scale²; the embedding is multiplied by scale, the eigenvalues by scale².
+func fromSquared(ctx context.Context, sq []float64, n, dim int, scale float64, prog lowdim.Progress) (*Model, error) {
 	if dim == 0 {
 		dim = 2
 	}
@@ -150,6 +225,12 @@ func fromSquared(ctx context.Context, sq []float64, n, dim int, prog lowdim.Prog
 		y.SetCol(k, col)
 	}
 	zeroSmall(y, vals)
+	if scale != 1 {
+		y.Scale(scale, y)
+		for k := range vals {
+			vals[k] = vals[k] * scale * scale // not scale², which may underflow
+		}
+	}
 	prog.Report("cmds", 1, 1)
 	return &Model{Y: y, Eigenvalues: vals}, nil
 }
