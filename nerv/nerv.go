@@ -230,6 +230,9 @@ func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Re
 	if e.approxFor(n) {
 		return e.fitApprox(ctx, d, who, n, k, dim, lam, workers)
 	}
+	if n > ApproxMin && e.Path == PathAuto && e.Warn != nil {
+		e.Warn(fmt.Sprintf("%s: n = %d on the exact path: every step costs O(n²) — about %.0f× a step at n = %d; tnerv and tsne take the fast path above %d rows (nerv and sne only with -approx, which is not yet good at scale)", who, n, float64(n)*float64(n)/(ApproxMin*ApproxMin), ApproxMin, ApproxMin))
+	}
 	if err := e.checkExact(who, n, dim, workers, budget, e.Distances != nil, 0); err != nil {
 		return nil, err
 	}
