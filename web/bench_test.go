@@ -58,7 +58,7 @@ func BenchmarkSessionStart(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := newSession(b, h)
 		b.StopTimer()
-		call(b, h, "DELETE", s, "", "")
+		call(b, h, "DELETE", s, "application/json", "")
 		b.StartTimer()
 	}
 }
