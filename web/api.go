@@ -243,29 +243,29 @@ func (h *Handler) withSession(fn func(w http.ResponseWriter, r *http.Request, s 
 	}
 }
 
-// writePositions answers the session's current positions: n×2 little-endian float32, row-major.
-// The headers carry the method, the number of control points and the view's revision. s.mu
-// must be held. The float32 answer is made once per revision: answers of coalesced moves
-// share it.
-func (h *Handler) writePositions(w http.ResponseWriter, s *session) error {
+// positionsLocked sets the headers of an answer of the session's current positions and
+// returns its body: n×2 little-endian float32, row-major. The headers carry the method, the
+// number of control points and the view's revision. s.mu must be held; the caller writes the
+// body after releasing it, so that a slow reader does not hold the session. The body is made
+// once per revision and never changed afterwards (a new revision gets a new one): the answers
+// of coalesced moves share it while they are written.
+func (h *Handler) positionsLocked(w http.ResponseWriter, s *session) []byte {
 	hd := w.Header()
 	hd.Set("Content-Type", "application/octet-stream")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Lowdim-Revision", strconv.Itoa(s.rev))
 	if s.lin == nil {
 		hd.Set("X-Lowdim-Controls", "0")
-		w.Write(h.fixed) // a failed write means the client went away: nothing to answer
-		return nil
+		return h.fixed
 	}
 	if s.bRev != s.rev {
 		h.embedLocked(s)
-		s.buf = appendFloat32s(s.buf[:0], s.y)
+		s.buf = appendFloat32s(nil, s.y)
 		s.bRev = s.rev
 	}
 	hd.Set("X-Lowdim-Method", s.lin.Method().String())
 	hd.Set("X-Lowdim-Controls", strconv.Itoa(numControls(s.lin)))
-	w.Write(s.buf)
-	return nil
+	return s.buf
 }
 
 // numControls returns the number of control points of lin.
@@ -284,11 +284,13 @@ func (h *Handler) embedLocked(s *session) {
 
 func (h *Handler) getPositions(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.lin != nil {
 		h.applyPendingLocked(s)
 	}
-	return h.writePositions(w, s)
+	body := h.positionsLocked(w, s)
+	s.mu.Unlock()
+	w.Write(body) // a failed write means the client went away: nothing to answer
+	return nil
 }
 
 // MaxCoord bounds every coordinate a request may place a control point at. Positions are
@@ -400,16 +402,22 @@ func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session, v a
 	if err := h.decode(w, r, v); err != nil {
 		return err
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lin == nil {
+	if s.lin == nil { // never changes: no lock needed
 		return errReadOnly
 	}
+	s.mu.Lock()
 	h.applyPendingLocked(s)
-	if err := h.applyLocked(s, fn); err != nil {
+	err := h.applyLocked(s, fn)
+	var body []byte
+	if err == nil {
+		body = h.positionsLocked(w, s)
+	}
+	s.mu.Unlock()
+	if err != nil {
 		return err
 	}
-	return h.writePositions(w, s)
+	w.Write(body)
+	return nil
 }
 
 func (h *Handler) postControl(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -455,18 +463,24 @@ func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) e
 	s.pmu.Unlock()
 
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	h.applyPendingLocked(s)
 	s.pmu.Lock()
 	superseded := m.superseded
 	s.pmu.Unlock()
-	if m.err != nil {
-		return m.err
+	err = m.err
+	var body []byte
+	if err == nil {
+		body = h.positionsLocked(w, s)
+	}
+	s.mu.Unlock()
+	if err != nil {
+		return err
 	}
 	if superseded {
 		w.Header().Set("X-Lowdim-Coalesced", "true")
 	}
-	return h.writePositions(w, s)
+	w.Write(body)
+	return nil
 }
 
 func (h *Handler) postRemove(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -517,6 +531,7 @@ type controlsJSON struct {
 
 func (h *Handler) getControls(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	defer s.mu.Unlock()
 	if s.lin == nil {
 		return errReadOnly
@@ -535,6 +550,7 @@ func (h *Handler) getControls(w http.ResponseWriter, r *http.Request, s *session
 
 func (h *Handler) getSuggest(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	defer s.mu.Unlock()
 	if s.lin == nil {
 		return errReadOnly
@@ -545,22 +561,23 @@ func (h *Handler) getSuggest(w http.ResponseWriter, r *http.Request, s *session)
 
 // getUncertainty answers each record's posterior variance xᵀΨ_post x as n little-endian float32.
 func (h *Handler) getUncertainty(w http.ResponseWriter, r *http.Request, s *session) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.lin == nil {
 		return errReadOnly
 	}
+	s.mu.Lock()
+	h.applyPendingLocked(s)
 	if s.u == nil {
 		s.u = make([]float64, h.n)
 	}
 	s.lin.Uncertainty(s.u)
-	s.buf = s.buf[:0]
+	body := make([]byte, 0, 4*h.n)
 	for _, v := range s.u {
-		s.buf = appendFloat32(s.buf, float32(v))
+		body = appendFloat32(body, float32(v))
 	}
+	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(s.buf)
+	w.Write(body)
 	return nil
 }
 
@@ -586,6 +603,7 @@ func (h *Handler) getQuality(w http.ResponseWriter, r *http.Request, s *session)
 	m := h.quality()
 	ys := mat.NewDense(m, 2, nil)
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	if s.cancelQuality != nil {
 		s.cancelQuality()
 	}
@@ -643,6 +661,7 @@ func (h *Handler) attachment(w http.ResponseWriter, name, contentType string) {
 // row name) of every record, full precision.
 func (h *Handler) getEmbeddingCSV(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	defer s.mu.Unlock()
 	y := h.cfg.Embedding
 	if s.lin != nil {
@@ -662,6 +681,7 @@ func (h *Handler) getEmbeddingCSV(w http.ResponseWriter, r *http.Request, s *ses
 // projection, so that (x, y) = P·((v − mean) ∘ scale) for a data row v.
 func (h *Handler) getProjectionCSV(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	if s.lin == nil {
 		s.mu.Unlock()
 		return errReadOnly
@@ -699,6 +719,7 @@ func (h *Handler) getProjectionCSV(w http.ResponseWriter, r *http.Request, s *se
 // transform -model applies to new rows.
 func (h *Handler) getModel(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	if s.lin == nil {
 		s.mu.Unlock()
 		return errReadOnly
