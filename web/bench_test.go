@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"lowdim/dataset"
 )
 
 // discard is a ResponseWriter that keeps nothing: the benchmarks time the server alone.
@@ -60,5 +62,35 @@ func BenchmarkSessionStart(b *testing.B) {
 		b.StopTimer()
 		call(b, h, "DELETE", s, "application/json", "")
 		b.StartTimer()
+	}
+}
+
+// BenchmarkPinAtCap times the most expensive pin the server accepts: the 100th control point
+// (Config.MaxControls' default) through the handler, answer included — then its removal, so
+// that each iteration pins the 100th again. Issue 18 measured the 500th pin, uncapped, at
+// 1.19 s on the digits.
+func BenchmarkPinAtCap(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		d    *dataset.Set
+	}{{"digits", dataset.Digits()}, {"n=100000", synthetic(100000, 50, 10, 1)}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := newHandler(b, Config{Data: c.d})
+			s := newSession(b, h)
+			for r := 0; r < 99; r++ {
+				if rec := postJSON(b, h, s+"/control", fmt.Sprintf(`{"record": %d, "pos": [%d, %d]}`, r, r%7, r%5)); rec.Code != 200 {
+					b.Fatal(rec.Body)
+				}
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if rec := postJSON(b, h, s+"/control", `{"record": 500, "pos": [1, 1]}`); rec.Code != 200 {
+					b.Fatal(rec.Body)
+				}
+				b.StopTimer()
+				postJSON(b, h, s+"/remove", `{"record": 500}`)
+				b.StartTimer()
+			}
+		})
 	}
 }
