@@ -436,10 +436,11 @@ func (h *Handler) postControl(w http.ResponseWriter, r *http.Request, s *session
 
 // postMove moves a control point. Moves of one session coalesce: a move waits for the session
 // while the moves before it are computed, and when a newer move of the same record arrives
-// meanwhile, the waiting one is dropped (the newest wins) and both are answered with the view
-// after the newer. So a client that sends moves faster than the server computes them sees a
-// view at most one computation behind its newest move, instead of a queue that grows. The
-// answer of a dropped move says X-Lowdim-Coalesced: true.
+// meanwhile, the waiting one is dropped (the newest wins) and answered 204 No Content with
+// X-Lowdim-Coalesced: true — the newer move's answer carries the view. So a client that sends
+// moves faster than the server computes them sees a view about one computation behind its
+// newest move, instead of a queue that grows, and the server spends neither a computation
+// nor an n×2 answer on a position already left behind.
 func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) error {
 	var c controlJSON
 	if err := h.decode(w, r, &c); err != nil {
@@ -469,15 +470,19 @@ func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) e
 	s.pmu.Unlock()
 	err = m.err
 	var body []byte
-	if err == nil {
+	if err == nil && !superseded {
 		body = h.positionsLocked(w, s)
 	}
+	rev := s.rev
 	s.mu.Unlock()
-	if err != nil {
+	switch {
+	case err != nil:
 		return err
-	}
-	if superseded {
+	case superseded:
 		w.Header().Set("X-Lowdim-Coalesced", "true")
+		w.Header().Set("X-Lowdim-Revision", strconv.Itoa(rev))
+		w.WriteHeader(http.StatusNoContent)
+		return nil
 	}
 	w.Write(body)
 	return nil

@@ -52,8 +52,9 @@
 //	DELETE /api/sessions/{id}                204
 //	GET    /api/sessions/{id}/positions      positions
 //	POST   /api/sessions/{id}/control        {"record": i, "pos": [x, y]} → positions (pin, or move a pinned one)
-//	POST   /api/sessions/{id}/move           {"record": i, "pos": [x, y]} → positions (a pinned record only;
-//	                                         X-Lowdim-Coalesced: true when a newer move replaced it)
+//	POST   /api/sessions/{id}/move           {"record": i, "pos": [x, y]} → positions (a pinned record only),
+//	                                         or 204 with X-Lowdim-Coalesced: true when a newer move of
+//	                                         the record replaced it before it was applied
 //	POST   /api/sessions/{id}/remove         {"record": i} → positions
 //	POST   /api/sessions/{id}/method         {"method": "mle" | "lsp"} → positions (control points kept)
 //	POST   /api/sessions/{id}/reset          {} or no body → positions (no control points)
@@ -72,8 +73,8 @@
 // that arrive meanwhile into the next (pointer events are sampled once per animation frame).
 // The server coalesces too, for clients that do not wait: moves of a session that arrive while
 // it is busy wait, and a newer move of the same record replaces a waiting one (the newest
-// wins); both are answered with the view after the newer, computed once. So under overload a
-// view lags its pointer by about one computation of that session, not by a queue.
+// wins: the one replaced is answered 204, the newer with the view). So under overload a view
+// lags its pointer by about one computation of that session, not by a queue.
 //
 // # Measured
 //
