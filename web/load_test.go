@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -38,6 +39,8 @@ type loadResult struct {
 	p50, p99  time.Duration // latency of a move answered with a view, send to its last byte
 	lagP99    time.Duration // of every pointer position: until an answer showing it or a newer one
 	peakRSS   int64         // bytes, of this process (server and clients), from VmHWM
+	cpu       time.Duration // user+system time of this process (server and clients) during the run
+	load      string        // /proc/loadavg at the end: how much of the machine others took
 	firstErr  string
 }
 
@@ -163,6 +166,7 @@ func runLoad(tb testing.TB, h *Handler, n int, cfg loadConfig) loadResult {
 			res.coalesced++
 		}
 	}
+	cpu0 := cpuTime()
 	ctx, cancel := context.WithTimeout(context.Background(), cfg.dur)
 	defer cancel()
 	var moves sync.WaitGroup
@@ -223,7 +227,20 @@ func runLoad(tb testing.TB, h *Handler, n int, cfg loadConfig) loadResult {
 	}
 	res.p50, res.p99, res.lagP99 = q(lat, 0.5), q(lat, 0.99), q(lags, 0.99)
 	res.peakRSS = peakRSS()
+	res.cpu = cpuTime() - cpu0
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		res.load = strings.Join(strings.Fields(string(b))[:3], " ")
+	}
 	return res
+}
+
+// cpuTime returns the user and system time this process has used.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // peakRSS returns the peak resident set of this process (VmHWM), or 0 where /proc has none.
@@ -273,15 +290,17 @@ func BenchmarkLoad(b *testing.B) {
 			h := newHandler(b, Config{Data: d, MaxSessions: cfg.sessions, MaxClientSessions: cfg.sessions})
 			for i := 0; i < b.N; i++ {
 				r := runLoad(b, h, d.Len(), cfg)
-				b.Logf("%s: %d sessions × %g moves/s × %v, %d in flight: %d moves, %d requests, %d errors (%s), %d coalesced; latency p50 %v p99 %v; lag p99 %v; peak RSS %d MB",
+				b.Logf("%s: %d sessions × %g moves/s × %v, %d in flight: %d moves, %d requests, %d errors (%s), %d coalesced; latency p50 %v p99 %v; lag p99 %v; peak RSS %d MB; CPU %.0f µs per request (server and clients); load average %s",
 					c.name, cfg.sessions, cfg.rate, cfg.dur, cfg.inflight, r.moves, r.requests, r.errors, r.firstErr, r.coalesced,
-					r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.lagP99.Round(10*time.Microsecond), r.peakRSS>>20)
+					r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.lagP99.Round(10*time.Microsecond), r.peakRSS>>20,
+					float64(r.cpu.Microseconds())/float64(max(r.requests, 1)), r.load)
 				b.ReportMetric(float64(r.requests), "requests")
 				b.ReportMetric(float64(r.errors), "errors")
 				b.ReportMetric(float64(r.p50.Microseconds())/1e3, "p50-ms")
 				b.ReportMetric(float64(r.p99.Microseconds())/1e3, "p99-ms")
 				b.ReportMetric(float64(r.lagP99.Microseconds())/1e3, "lag-p99-ms")
 				b.ReportMetric(float64(r.peakRSS>>20), "peak-RSS-MB")
+				b.ReportMetric(float64(r.cpu.Microseconds())/float64(max(r.requests, 1)), "cpu-µs/request")
 				// Sessions stay for the next iteration; fresh ones would be refused at the cap.
 				h.mu.Lock()
 				clear(h.sessions)

@@ -121,14 +121,15 @@ type session struct {
 	pmu     sync.Mutex
 	pending []*move // moves not applied yet, at most one per record, in order of arrival
 
-	mu   sync.Mutex
-	lin  *linproj.Session // nil in a read-only view
-	y    *mat.Dense       // n×2 positions buffer, the view at revision yRev
-	yRev int
-	buf  []byte // float32 positions of revision bufRev (the answer of every change)
-	bRev int
-	u    []float64 // uncertainty buffer
-	rev  int       // bumped on every change of the view
+	mu    sync.Mutex
+	lin   *linproj.Session // nil in a read-only view
+	y     *mat.Dense       // n×2 positions buffer, the view at revision yRev
+	yRev  int
+	cur   *answer // the positions of revision bRev: the answer of every change
+	bRev  int
+	spare []*answer // earlier answers, reused once no answer is writing them
+	u     []float64 // uncertainty buffer
+	rev   int       // bumped on every change of the view
 	// cancelQuality stops the quality computation under way, if any: a newer one replaces it.
 	cancelQuality context.CancelFunc
 }
@@ -434,6 +435,9 @@ func (h *Handler) newSession(ctx context.Context, client string) (*session, erro
 		return nil, err
 	}
 	s := &session{client: client, y: mat.NewDense(h.n, 2, nil), yRev: -1, bRev: -1}
+	if h.fixed != nil {
+		s.cur = &answer{b: h.fixed}
+	}
 	if h.fixed == nil {
 		lin, err := h.cfg.Interactive.Start(ctx, h.cfg.Data.X)
 		if err != nil {
