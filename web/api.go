@@ -264,6 +264,37 @@ func (a *answer) write(w http.ResponseWriter) {
 // maxSpare bounds the earlier answers a session keeps for reuse.
 const maxSpare = 4
 
+// renderLocked brings s.cur, the float32 answer, to the current revision and reports whether
+// every position is finite as a float32. s.mu must be held.
+func (h *Handler) renderLocked(s *session) bool {
+	if s.bRev == s.rev {
+		return s.finite
+	}
+	h.embedLocked(s)
+	// A spare no answer is writing: no new reader can come to it (readers are added only to
+	// s.cur, under s.mu), so it is free to refill.
+	a := (*answer)(nil)
+	for k, sp := range s.spare {
+		if sp.readers.Load() == 0 {
+			a = sp
+			s.spare = slices.Delete(s.spare, k, k+1)
+			break
+		}
+	}
+	if a == nil {
+		a = &answer{}
+	}
+	a.b, s.finite = appendFloat32s(a.b[:0], s.y)
+	if s.cur != nil {
+		s.spare = append(s.spare, s.cur)
+		if len(s.spare) > maxSpare { // the oldest goes to the collector once written
+			s.spare = slices.Delete(s.spare, 0, 1)
+		}
+	}
+	s.cur, s.bRev = a, s.rev
+	return s.finite
+}
+
 // positionsLocked sets the headers of an answer of the session's current positions and
 // returns its body, n×2 little-endian float32, row-major, to be written with answer.write
 // after s.mu is released. The headers carry the method, the number of control points and the
@@ -276,30 +307,7 @@ func (h *Handler) positionsLocked(w http.ResponseWriter, s *session) *answer {
 	if s.lin == nil {
 		hd.Set("X-Lowdim-Controls", "0")
 	} else {
-		if s.bRev != s.rev {
-			h.embedLocked(s)
-			// A spare no answer is writing: no new reader can come to it (readers are added
-			// only to s.cur, under s.mu), so it is free to refill.
-			a := (*answer)(nil)
-			for k, sp := range s.spare {
-				if sp.readers.Load() == 0 {
-					a = sp
-					s.spare = slices.Delete(s.spare, k, k+1)
-					break
-				}
-			}
-			if a == nil {
-				a = &answer{}
-			}
-			a.b = appendFloat32s(a.b[:0], s.y)
-			if s.cur != nil {
-				s.spare = append(s.spare, s.cur)
-				if len(s.spare) > maxSpare { // the oldest goes to the collector once written
-					s.spare = slices.Delete(s.spare, 0, 1)
-				}
-			}
-			s.cur, s.bRev = a, s.rev
-		}
+		h.renderLocked(s)
 		hd.Set("X-Lowdim-Method", s.lin.Method().String())
 		hd.Set("X-Lowdim-Controls", strconv.Itoa(numControls(s.lin)))
 	}
@@ -423,15 +431,13 @@ func (h *Handler) applyLocked(s *session, fn func(lin *linproj.Session) error) e
 		return err
 	}
 	s.rev++
-	h.embedLocked(s)
-	for _, v := range s.y.RawMatrix().Data {
-		if !(math.Abs(v) <= math.MaxFloat32) {
-			// Undo: the same method and control points as before (an O(m³) refactor, only here).
-			s.lin.SetMethod(method)
-			s.lin.SetControls(recs, pos)
-			s.rev++
-			return errorf(http.StatusBadRequest, `"pos": this placement would put records at %g, beyond the float32 range of the view (±3.4e38): expected a placement nearer the others`, v)
-		}
+	if !h.renderLocked(s) {
+		v := maxAbs(s.y)
+		// Undo: the same method and control points as before (an O(m³) refactor, only here).
+		s.lin.SetMethod(method)
+		s.lin.SetControls(recs, pos)
+		s.rev++
+		return errorf(http.StatusBadRequest, `"pos": this placement would put records at %g, beyond the float32 range of the view (±3.4e38): expected a placement nearer the others`, v)
 	}
 	return nil
 }

@@ -302,6 +302,12 @@ func TestReliabilityFloat32Overflow(t *testing.T) {
 	if len(c.Records) != 2 || c.Pos[0] != [2]float64{1, 0} {
 		t.Errorf("controls after the refused move: %+v", c)
 	}
+	// A fixed embedding beyond float32 is refused when the server starts, not shown as ±Inf.
+	emb := mat.NewDense(len(rows), 2, nil)
+	emb.Set(3, 1, -1e39)
+	if _, err := New(Config{Data: &dataset.Set{Name: "tiny", X: x}, Neighbors: 2, Embedding: emb}); err == nil || !strings.Contains(err.Error(), "holds 1e+39") {
+		t.Errorf("an embedding holding -1e39: %v", err)
+	}
 }
 
 // The quality answer is never a 200 with an empty body, even for a degenerate view (LSP with no

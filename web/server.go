@@ -121,15 +121,16 @@ type session struct {
 	pmu     sync.Mutex
 	pending []*move // moves not applied yet, at most one per record, in order of arrival
 
-	mu    sync.Mutex
-	lin   *linproj.Session // nil in a read-only view
-	y     *mat.Dense       // n×2 positions buffer, the view at revision yRev
-	yRev  int
-	cur   *answer // the positions of revision bRev: the answer of every change
-	bRev  int
-	spare []*answer // earlier answers, reused once no answer is writing them
-	u     []float64 // uncertainty buffer
-	rev   int       // bumped on every change of the view
+	mu     sync.Mutex
+	lin    *linproj.Session // nil in a read-only view
+	y      *mat.Dense       // n×2 positions buffer, the view at revision yRev
+	yRev   int
+	cur    *answer // the positions of revision bRev: the answer of every change
+	bRev   int
+	finite bool      // every position of s.cur is finite as a float32
+	spare  []*answer // earlier answers, reused once no answer is writing them
+	u      []float64 // uncertainty buffer
+	rev    int       // bumped on every change of the view
 	// cancelQuality stops the quality computation under way, if any: a newer one replaces it.
 	cancelQuality context.CancelFunc
 }
@@ -190,12 +191,10 @@ func New(cfg Config) (*Handler, error) {
 		if r != n || c != 2 {
 			return nil, dataset.Invalidf("web: the embedding is %d×%d, expected %d×2 (one 2-D row per data row)", r, c, n)
 		}
-		for _, v := range cfg.Embedding.RawMatrix().Data {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, dataset.Invalidf("web: the embedding holds %v: expected finite numbers", v)
-			}
+		var finite bool
+		if h.fixed, finite = appendFloat32s(nil, cfg.Embedding); !finite {
+			return nil, dataset.Invalidf("web: the embedding holds %g: expected finite numbers within float32's ±3.4e38 (the page's type)", maxAbs(cfg.Embedding))
 		}
-		h.fixed = appendFloat32s(nil, cfg.Embedding)
 	}
 	h.labels = make([]byte, 4*n)
 	for i := 0; i < n; i++ {
@@ -498,18 +497,37 @@ func (h *Handler) end(id string) bool {
 }
 
 // appendFloat32s appends the rows of y as little-endian float32 values.
-func appendFloat32s(dst []byte, y *mat.Dense) []byte {
+// and reports whether every one is finite as a float32 (not NaN, and within ±3.4e38).
+func appendFloat32s(dst []byte, y *mat.Dense) ([]byte, bool) {
 	raw := y.RawMatrix()
 	r, c := y.Dims()
 	off := len(dst)
 	dst = slices.Grow(dst, 4*r*c)[:off+4*r*c]
 	out := dst[off:]
+	const expMask = 0x7f800000 // all exponent bits set: ±Inf or NaN
+	finite := true
 	for i := 0; i < r; i++ {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-			binary.LittleEndian.PutUint32(out[4*(i*c+j):], math.Float32bits(float32(v)))
+			b := math.Float32bits(float32(v))
+			if b&expMask == expMask {
+				finite = false
+			}
+			binary.LittleEndian.PutUint32(out[4*(i*c+j):], b)
 		}
 	}
-	return dst
+	return dst, finite
+}
+
+// maxAbs returns the largest |v| of y, NaN if y holds one.
+func maxAbs(y *mat.Dense) float64 {
+	m := 0.0
+	for _, v := range y.RawMatrix().Data {
+		if math.IsNaN(v) {
+			return v
+		}
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
 }
 
 func appendFloat32(dst []byte, v float32) []byte {
