@@ -16,7 +16,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -244,76 +243,39 @@ func (h *Handler) withSession(fn func(w http.ResponseWriter, r *http.Request, s 
 	}
 }
 
-// answer is the positions of one revision of a session's view as float32 bytes. It is made
-// under the session's lock and written after it is released, so that a slow reader does not
-// hold the session; every answer of the revision shares it. readers counts the answers
-// writing it: a buffer is refilled (for a later revision) only when it has none, since a
-// fresh n×2 buffer per revision costs more than the positions (at n = 100,000, clearing 800 kB
-// of new memory took longer than computing the view).
-type answer struct {
-	b       []byte
-	readers atomic.Int32
-}
-
-// write writes the answer's bytes to w and lets the buffer go.
-func (a *answer) write(w http.ResponseWriter) {
-	w.Write(a.b) // a failed write means the client went away: nothing to answer
-	a.readers.Add(-1)
-}
-
-// maxSpare bounds the earlier answers a session keeps for reuse.
-const maxSpare = 4
-
-// renderLocked brings s.cur, the float32 answer, to the current revision and reports whether
+// renderLocked brings s.buf, the float32 answer, to the current revision and reports whether
 // every position is finite as a float32. s.mu must be held.
 func (h *Handler) renderLocked(s *session) bool {
-	if s.bRev == s.rev {
-		return s.finite
+	if s.bRev != s.rev {
+		h.embedLocked(s)
+		s.buf, s.finite = appendFloat32s(s.buf[:0], s.y)
+		s.bRev = s.rev
 	}
-	h.embedLocked(s)
-	// A spare no answer is writing: no new reader can come to it (readers are added only to
-	// s.cur, under s.mu), so it is free to refill.
-	a := (*answer)(nil)
-	for k, sp := range s.spare {
-		if sp.readers.Load() == 0 {
-			a = sp
-			s.spare = slices.Delete(s.spare, k, k+1)
-			break
-		}
-	}
-	if a == nil {
-		a = &answer{}
-	}
-	a.b, s.finite = appendFloat32s(a.b[:0], s.y)
-	if s.cur != nil {
-		s.spare = append(s.spare, s.cur)
-		if len(s.spare) > maxSpare { // the oldest goes to the collector once written
-			s.spare = slices.Delete(s.spare, 0, 1)
-		}
-	}
-	s.cur, s.bRev = a, s.rev
 	return s.finite
 }
 
-// positionsLocked sets the headers of an answer of the session's current positions and
-// returns its body, n×2 little-endian float32, row-major, to be written with answer.write
-// after s.mu is released. The headers carry the method, the number of control points and the
-// view's revision. s.mu must be held.
-func (h *Handler) positionsLocked(w http.ResponseWriter, s *session) *answer {
+// writePositionsLocked answers the session's current positions: n×2 little-endian float32,
+// row-major, with headers that carry the method, the number of control points and the view's
+// revision. s.mu must be held: the answer is written under it, so that a session has one
+// answer under way at a time. Under overload every session then gets its share of the server,
+// and a client with many moves in flight gets its newest view sooner instead of several at
+// once, each slower (a slow reader holds only its own session, for at most WriteTimeout).
+func (h *Handler) writePositionsLocked(w http.ResponseWriter, s *session) {
 	hd := w.Header()
 	hd.Set("Content-Type", "application/octet-stream")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Lowdim-Revision", strconv.Itoa(s.rev))
+	body := h.fixed
 	if s.lin == nil {
 		hd.Set("X-Lowdim-Controls", "0")
 	} else {
 		h.renderLocked(s)
+		body = s.buf
 		hd.Set("X-Lowdim-Method", s.lin.Method().String())
 		hd.Set("X-Lowdim-Controls", strconv.Itoa(numControls(s.lin)))
 	}
-	hd.Set("Content-Length", strconv.Itoa(len(s.cur.b)))
-	s.cur.readers.Add(1)
-	return s.cur
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body) // a failed write means the client went away: nothing to answer
 }
 
 // numControls returns the number of control points of lin.
@@ -335,9 +297,8 @@ func (h *Handler) getPositions(w http.ResponseWriter, r *http.Request, s *sessio
 	if s.lin != nil {
 		h.applyPendingLocked(s)
 	}
-	a := h.positionsLocked(w, s)
+	h.writePositionsLocked(w, s)
 	s.mu.Unlock()
-	a.write(w)
 	return nil
 }
 
@@ -453,16 +414,11 @@ func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session, v a
 	}
 	s.mu.Lock()
 	h.applyPendingLocked(s)
-	err := h.applyLocked(s, fn)
-	var a *answer
-	if err == nil {
-		a = h.positionsLocked(w, s)
-	}
-	s.mu.Unlock()
-	if err != nil {
+	defer s.mu.Unlock()
+	if err := h.applyLocked(s, fn); err != nil {
 		return err
 	}
-	a.write(w)
+	h.writePositionsLocked(w, s)
 	return nil
 }
 
@@ -510,27 +466,21 @@ func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) e
 	s.pmu.Unlock()
 
 	s.mu.Lock()
+	defer s.mu.Unlock()
 	h.applyPendingLocked(s)
 	s.pmu.Lock()
 	superseded := m.superseded
 	s.pmu.Unlock()
-	err = m.err
-	var a *answer
-	if err == nil && !superseded {
-		a = h.positionsLocked(w, s)
-	}
-	rev := s.rev
-	s.mu.Unlock()
 	switch {
-	case err != nil:
-		return err
+	case m.err != nil:
+		return m.err
 	case superseded:
 		w.Header().Set("X-Lowdim-Coalesced", "true")
-		w.Header().Set("X-Lowdim-Revision", strconv.Itoa(rev))
+		w.Header().Set("X-Lowdim-Revision", strconv.Itoa(s.rev))
 		w.WriteHeader(http.StatusNoContent)
 		return nil
 	}
-	a.write(w)
+	h.writePositionsLocked(w, s)
 	return nil
 }
 

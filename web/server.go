@@ -125,10 +125,9 @@ type session struct {
 	lin    *linproj.Session // nil in a read-only view
 	y      *mat.Dense       // n×2 positions buffer, the view at revision yRev
 	yRev   int
-	cur    *answer // the positions of revision bRev: the answer of every change
+	buf    []byte // float32 positions of revision bRev: the answer of every change
 	bRev   int
-	finite bool      // every position of s.cur is finite as a float32
-	spare  []*answer // earlier answers, reused once no answer is writing them
+	finite bool      // every position in buf is finite as a float32
 	u      []float64 // uncertainty buffer
 	rev    int       // bumped on every change of the view
 	// cancelQuality stops the quality computation under way, if any: a newer one replaces it.
@@ -434,9 +433,6 @@ func (h *Handler) newSession(ctx context.Context, client string) (*session, erro
 		return nil, err
 	}
 	s := &session{client: client, y: mat.NewDense(h.n, 2, nil), yRev: -1, bRev: -1}
-	if h.fixed != nil {
-		s.cur = &answer{b: h.fixed}
-	}
 	if h.fixed == nil {
 		lin, err := h.cfg.Interactive.Start(ctx, h.cfg.Data.X)
 		if err != nil {
