@@ -82,7 +82,20 @@
 // runs), so every figure is inflated and noisy; synthetic seeded blobs of 50 features:
 //
 //   - Server time per move (BenchmarkMove: the handler from request to the n×2 float32 answer,
-//     3 control points, MLE; medians of 5): 0.12 ms at n = 1797, 3.1 ms at n = 100,000.
+//     3 control points, MLE; medians of 3, load average 15): 0.05 ms at n = 1797, 2.8 ms at
+//     n = 100,000.
+//   - The dearest pin the default cap allows (BenchmarkPinAtCap; load average 19–23): the 100th
+//     on the digits 0.05–0.11 s, the 44th on 100,000 rows 1.2 s (the 100th there took 6.6 s).
+//   - Load (BenchmarkLoad, loopback HTTP, 100 sessions each moving a point 60 times a second
+//     for 10 s, clients in the same process; nice 10 under a load average of 10–15 from other
+//     jobs, so the process got about a third of one core; no error in any run): with up to 4
+//     moves in flight per session, the digits p50/p99 latency 88–96/188–304 ms, p99 lag behind
+//     the newest move 206–317 ms, peak RSS 340 MB; n = 100,000, p50/p99 1.1–1.4/2.2–6.1 s,
+//     p99 lag 3.0–6.8 s, peak RSS 4.9–5.1 GB (100 normalised copies of the data). With one in
+//     flight, as the page keeps: the digits 13/52 ms, lag 79 ms; n = 100,000, 0.48/1.3 s, lag
+//     2.1 s. Server and clients spend 0.11–0.15 ms of CPU per move on the digits and 1.7–2.0 ms
+//     on 100,000 rows (an 800 kB answer), so the 2 cores alone would carry the 6,000 moves a
+//     second of the digits and about 1,100 views a second at n = 100,000 (11 per session).
 //   - A new session at n = 100,000 (normalised copy, covariance, PCA prior): 0.35 s.
 //   - In headless chromium (Debian 156, --disable-gpu: software rendering), dragging a point
 //     with one pointer event per animation frame for 5 s (BenchmarkBrowserDrag, medians of 5):

@@ -74,10 +74,11 @@ func runLoad(tb testing.TB, h *Handler, n int, cfg loadConfig) loadResult {
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: cfg.sessions * cfg.inflight, DisableCompression: true,
 		ReadBufferSize: 64 << 10}}
 	// Answers are read in 256 kB pieces (io.Discard would take 8 kB a system call).
-	bufs := sync.Pool{New: func() any { return make([]byte, 256<<10) }}
+	bufs := sync.Pool{New: func() any { b := make([]byte, 256<<10); return &b }}
 	drain := func(r io.Reader) int64 {
-		buf := bufs.Get().([]byte)
-		defer bufs.Put(buf)
+		bp := bufs.Get().(*[]byte)
+		defer bufs.Put(bp)
+		buf := *bp
 		total := int64(0)
 		for {
 			k, err := r.Read(buf)
