@@ -49,6 +49,9 @@ func fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.As(err, &ae):
 		status = ae.status
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "60")
+		}
 	case errors.As(err, &mbe):
 		status = http.StatusRequestEntityTooLarge
 		err = fmt.Errorf("request body larger than %d bytes", mbe.Limit)
@@ -366,7 +369,6 @@ type move struct {
 	record     int
 	pos        []float64
 	superseded bool  // a newer move of the record replaced it before it was applied (s.pmu)
-	done       bool  // applied (s.mu)
 	err        error // the error of applying it (s.mu)
 }
 
@@ -378,7 +380,6 @@ func (h *Handler) applyPendingLocked(s *session) {
 	s.pmu.Unlock()
 	for _, m := range ms {
 		m.err = h.applyLocked(s, func(lin *linproj.Session) error { return lin.Move(m.record, m.pos) })
-		m.done = true
 	}
 }
 
