@@ -87,11 +87,12 @@
 //   - The dearest pin the default cap allows (BenchmarkPinAtCap; load average 19–23): the 100th
 //     on the digits 0.05–0.11 s, the 44th on 100,000 rows 1.2 s (the 100th there took 6.6 s).
 //   - Load (BenchmarkLoad, loopback HTTP, 100 sessions each moving a point 60 times a second
-//     for 10 s, clients in the same process; nice 10 under a load average of 10–15 from other
-//     jobs, so the process got about a third of one core; no error in any run): with up to 4
-//     moves in flight per session, the digits p50/p99 latency 88–96/188–304 ms, p99 lag behind
-//     the newest move 206–317 ms, peak RSS 340 MB; n = 100,000, p50/p99 1.1–1.4/2.2–6.1 s,
-//     p99 lag 3.0–6.8 s, peak RSS 4.9–5.1 GB (100 normalised copies of the data). With one in
+//     for 10 s, clients in the same process; nice 10 under a load average of 10–21 from other
+//     jobs, so the process got a third to a half of one core; no error in any run): with up to
+//     4 moves in flight per session, the digits p50/p99 latency 88–96/172–304 ms, p99 lag
+//     behind the newest move 191–317 ms, peak RSS 310–350 MB; n = 100,000, p50/p99
+//     1.1–1.6/2.2–6.1 s, p99 lag 3.0–6.8 s, peak RSS 4.9–5.1 GB (100 normalised copies of the
+//     data). With one in
 //     flight, as the page keeps: the digits 13/52 ms, lag 79 ms; n = 100,000, 0.48/1.3 s, lag
 //     2.1 s. Server and clients spend 0.11–0.15 ms of CPU per move on the digits and 1.7–2.0 ms
 //     on 100,000 rows (an 800 kB answer), so the 2 cores alone would carry the 6,000 moves a
