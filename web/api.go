@@ -9,9 +9,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"mime"
+	"math"
+	"net"
 	"net/http"
 	"path"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -47,6 +49,9 @@ func fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.As(err, &ae):
 		status = ae.status
+		if status == http.StatusTooManyRequests {
+			w.Header().Set("Retry-After", "60")
+		}
 	case errors.As(err, &mbe):
 		status = http.StatusRequestEntityTooLarge
 		err = fmt.Errorf("request body larger than %d bytes", mbe.Limit)
@@ -62,37 +67,49 @@ func fail(w http.ResponseWriter, err error) {
 	writeJSON(w, status, map[string]string{"error": err.Error()})
 }
 
+// writeJSON answers v as JSON with status. It encodes before it answers, so that a value JSON
+// cannot carry (NaN, say) is a 500 that says so, never a 200 with an empty body.
 func writeJSON(w http.ResponseWriter, status int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		status = http.StatusInternalServerError
+		b, _ = json.Marshal(map[string]string{"error": "the answer cannot be written as JSON: " + err.Error()})
+	}
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
+	w.Write(append(b, '\n'))
 }
 
 // decode reads one JSON object of at most MaxBody bytes into v; unknown fields are errors.
+// For an *emptyJSON, no body at all is accepted too. (admit has checked the Content-Type and
+// started the body's deadline; decode ends the deadline once the body is read.)
 func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) error {
-	// Requiring application/json also keeps other web sites out: a cross-origin request with
-	// this type needs a CORS preflight, which the server never grants.
-	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
-		return errorf(http.StatusUnsupportedMediaType, "expected a body of type application/json, found %q", r.Header.Get("Content-Type"))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		var ne net.Error
+		switch {
+		case errors.As(err, &mbe):
+			return err
+		case errors.As(err, &ne) && ne.Timeout():
+			return errorf(http.StatusRequestTimeout, "the request body did not arrive within %v", h.cfg.BodyTimeout)
+		}
+		return errorf(http.StatusBadRequest, "reading the body: %v", err)
 	}
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, h.cfg.MaxBody))
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
+	if _, ok := v.(*emptyJSON); ok && len(bytes.TrimSpace(body)) == 0 {
+		return nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
 		if errors.Is(err, io.EOF) {
 			return errorf(http.StatusBadRequest, "empty body: expected a JSON object")
 		}
 		return errorf(http.StatusBadRequest, "bad JSON body: %v", err)
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
 		return errorf(http.StatusBadRequest, "bad JSON body: expected one object, found more after it")
 	}
 	return nil
@@ -112,6 +129,8 @@ type dataJSON struct {
 	Sampled   bool     `json:"quality_sampled"`
 	Neighbors int      `json:"neighbors"`
 	MaxBody   int64    `json:"max_body"`
+	MaxCtrl   int      `json:"max_controls"`
+	MaxCoord  float64  `json:"max_coord"`
 }
 
 func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
@@ -120,6 +139,7 @@ func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
 		Title: h.cfg.Title, N: h.n, H: d.Dim(), Features: d.FeatureNames, Classes: d.ClassNames,
 		Labelled: d.Labels != nil, ReadOnly: h.fixed != nil, Method: h.cfg.Interactive.Method.String(),
 		Sample: h.quality(), Sampled: h.sample != nil, Neighbors: h.cfg.Neighbors, MaxBody: h.cfg.MaxBody,
+		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord,
 	})
 }
 
@@ -183,12 +203,15 @@ type sessionJSON struct {
 }
 
 func (h *Handler) createSession(w http.ResponseWriter, r *http.Request) {
-	r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBody)
-	if _, err := io.Copy(io.Discard, r.Body); err != nil {
+	if err := h.decode(w, r, &emptyJSON{}); err != nil {
 		fail(w, err)
 		return
 	}
-	s, err := h.newSession(r.Context())
+	client, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		client = r.RemoteAddr
+	}
+	s, err := h.newSession(r.Context(), client)
 	if err != nil {
 		fail(w, err)
 		return
@@ -223,103 +246,253 @@ func (h *Handler) withSession(fn func(w http.ResponseWriter, r *http.Request, s 
 	}
 }
 
-// writePositions answers the session's current positions: n×2 little-endian float32, row-major.
-// The headers carry the method, the number of control points and the view's revision. s.mu
-// must be held.
-func (h *Handler) writePositions(w http.ResponseWriter, s *session) error {
+// renderLocked brings s.buf, the float32 answer, to the current revision and reports whether
+// every position is finite as a float32. s.mu must be held.
+func (h *Handler) renderLocked(s *session) bool {
+	if s.bRev != s.rev {
+		h.embedLocked(s)
+		s.buf, s.finite = appendFloat32s(s.buf[:0], s.y)
+		s.bRev = s.rev
+	}
+	return s.finite
+}
+
+// writePositionsLocked answers the session's current positions: n×2 little-endian float32,
+// row-major, with headers that carry the method, the number of control points and the view's
+// revision. s.mu must be held: the answer is written under it, so that a session has one
+// answer under way at a time. Under overload every session then gets its share of the server,
+// and a client with many moves in flight gets its newest view sooner instead of several at
+// once, each slower (a slow reader holds only its own session, for at most WriteTimeout).
+func (h *Handler) writePositionsLocked(w http.ResponseWriter, s *session) {
 	hd := w.Header()
 	hd.Set("Content-Type", "application/octet-stream")
 	hd.Set("Cache-Control", "no-store")
 	hd.Set("X-Lowdim-Revision", strconv.Itoa(s.rev))
+	body := h.fixed
 	if s.lin == nil {
 		hd.Set("X-Lowdim-Controls", "0")
-		w.Write(h.fixed) // a failed write means the client went away: nothing to answer
-		return nil
+	} else {
+		h.renderLocked(s)
+		body = s.buf
+		hd.Set("X-Lowdim-Method", s.lin.Method().String())
+		hd.Set("X-Lowdim-Controls", strconv.Itoa(numControls(s.lin)))
 	}
-	s.lin.Embedding(s.y)
-	s.buf = appendFloat32s(s.buf[:0], s.y)
-	recs, _ := s.lin.Controls()
-	hd.Set("X-Lowdim-Method", s.lin.Method().String())
-	hd.Set("X-Lowdim-Controls", strconv.Itoa(len(recs)))
-	w.Write(s.buf)
-	return nil
+	hd.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body) // a failed write means the client went away: nothing to answer
+}
+
+// numControls returns the number of control points of lin.
+func numControls(lin *linproj.Session) int {
+	recs, _ := lin.Controls()
+	return len(recs)
+}
+
+// embedLocked brings s.y to the current revision; s.mu must be held.
+func (h *Handler) embedLocked(s *session) {
+	if s.yRev != s.rev {
+		s.lin.Embedding(s.y)
+		s.yRev = s.rev
+	}
 }
 
 func (h *Handler) getPositions(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	return h.writePositions(w, s)
+	if s.lin != nil {
+		h.applyPendingLocked(s)
+	}
+	h.writePositionsLocked(w, s)
+	s.mu.Unlock()
+	return nil
 }
 
-// controlJSON is the body of control, move and remove: a record and (not for remove) its place.
+// MaxCoord bounds every coordinate a request may place a control point at. Positions are
+// answered as float32 (largest 3.4e38): with |pos| ≤ 1e12 a view would have to magnify a
+// placement by 1e26 to leave that range, and a change that does so anyway is undone and
+// refused (400) rather than answered as ±Inf.
+const MaxCoord = 1e12
+
+// controlJSON is the body of control, move and remove: a record and (not for remove) its
+// place. Both are kept as the JSON text so that a bad number is refused with its field's name
+// and the text found, rather than rounded, clamped or turned into ±Inf.
 type controlJSON struct {
-	Record *int      `json:"record"`
-	Pos    []float64 `json:"pos"`
+	Record json.RawMessage   `json:"record"`
+	Pos    []json.RawMessage `json:"pos"`
 }
 
-// change decodes a body into v, then applies fn to the session's projection under its lock and
-// answers the new positions.
-func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session, v any, fn func(lin *linproj.Session) error) error {
-	if v != nil {
-		if err := h.decode(w, r, v); err != nil {
-			return err
+// number parses the JSON text of field as a finite number within ±limit.
+func number(field string, raw json.RawMessage, limit float64) (float64, error) {
+	t := strings.TrimSpace(string(raw))
+	v, err := strconv.ParseFloat(t, 64)
+	if t == "" || t[0] != '-' && (t[0] < '0' || t[0] > '9') || (err != nil && !errors.Is(err, strconv.ErrRange)) {
+		return 0, errorf(http.StatusBadRequest, "%s: expected a number, found %.40s", field, t)
+	}
+	if err != nil || math.IsNaN(v) || math.Abs(v) > limit {
+		return 0, errorf(http.StatusBadRequest, "%s: expected a finite number within ±%g, found %.40s", field, limit, t)
+	}
+	return v, nil
+}
+
+// check decodes and checks a control body: a record 0..n−1 and, unless noPos, a position of 2
+// finite numbers within ±MaxCoord.
+func (c *controlJSON) check(n int, noPos bool) (int, []float64, error) {
+	if c.Record == nil || string(c.Record) == "null" {
+		return 0, nil, errorf(http.StatusBadRequest, `missing "record": expected {"record": INDEX%s}`, map[bool]string{false: `, "pos": [X, Y]`, true: ""}[noPos])
+	}
+	v, err := number(`"record"`, c.Record, math.MaxFloat64)
+	if err != nil {
+		return 0, nil, err
+	}
+	if v != math.Trunc(v) || v < 0 || v >= float64(n) {
+		return 0, nil, errorf(http.StatusBadRequest, `"record": expected an integer in range 0..%d, found %s (out of range 0..%d)`, n-1, c.Record, n-1)
+	}
+	rec := int(v)
+	if noPos {
+		if c.Pos != nil {
+			return 0, nil, errorf(http.StatusBadRequest, `unexpected "pos": remove takes only a record`)
+		}
+		return rec, nil, nil
+	}
+	if len(c.Pos) != 2 {
+		return 0, nil, errorf(http.StatusBadRequest, `"pos" has %d coordinates: expected 2`, len(c.Pos))
+	}
+	pos := make([]float64, 2)
+	for k, raw := range c.Pos {
+		if pos[k], err = number(fmt.Sprintf(`"pos"[%d]`, k), raw, MaxCoord); err != nil {
+			return 0, nil, err
 		}
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.lin == nil {
-		return errReadOnly
+	return rec, pos, nil
+}
+
+// move is a move of a control point waiting to be applied (see postMove).
+type move struct {
+	record     int
+	pos        []float64
+	superseded bool  // a newer move of the record replaced it before it was applied (s.pmu)
+	err        error // the error of applying it (s.mu)
+}
+
+// applyPendingLocked applies the session's waiting moves, in order of arrival; s.mu must be held.
+func (h *Handler) applyPendingLocked(s *session) {
+	s.pmu.Lock()
+	ms := s.pending
+	s.pending = nil
+	s.pmu.Unlock()
+	for _, m := range ms {
+		m.err = h.applyLocked(s, func(lin *linproj.Session) error { return lin.Move(m.record, m.pos) })
 	}
+}
+
+// applyLocked applies fn to the session's projection and bumps its revision. A change that
+// would place a record beyond float32's range (the answer's type) is undone and refused, so
+// that the page is never sent ±Inf. s.mu must be held.
+func (h *Handler) applyLocked(s *session, fn func(lin *linproj.Session) error) error {
+	recs, pos := s.lin.Controls()
+	method := s.lin.Method()
 	if err := fn(s.lin); err != nil {
 		return err
 	}
 	s.rev++
-	return h.writePositions(w, s)
-}
-
-// controlBody decodes and checks a control body: record present, pos of 2 numbers unless noPos.
-func (c *controlJSON) check(noPos bool) error {
-	if c.Record == nil {
-		return errorf(http.StatusBadRequest, `missing "record": expected {"record": INDEX%s}`, map[bool]string{false: `, "pos": [X, Y]`, true: ""}[noPos])
-	}
-	if noPos {
-		if c.Pos != nil {
-			return errorf(http.StatusBadRequest, `unexpected "pos": remove takes only a record`)
-		}
-		return nil
-	}
-	if len(c.Pos) != 2 {
-		return errorf(http.StatusBadRequest, `"pos" has %d coordinates: expected 2`, len(c.Pos))
+	if !h.renderLocked(s) {
+		v := maxAbs(s.y)
+		// Undo: the same method and control points as before (an O(m³) refactor, only here).
+		s.lin.SetMethod(method)
+		s.lin.SetControls(recs, pos)
+		s.rev++
+		return errorf(http.StatusBadRequest, `"pos": this placement would put records at %g, beyond the float32 range of the view (±3.4e38): expected a placement nearer the others`, v)
 	}
 	return nil
 }
 
+// change decodes a body into v, then applies fn to the session's projection under its lock
+// (after the moves waiting before it) and answers the new positions.
+func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session, v any, fn func(lin *linproj.Session) error) error {
+	if err := h.decode(w, r, v); err != nil {
+		return err
+	}
+	if s.lin == nil { // never changes: no lock needed
+		return errReadOnly
+	}
+	s.mu.Lock()
+	h.applyPendingLocked(s)
+	defer s.mu.Unlock()
+	if err := h.applyLocked(s, fn); err != nil {
+		return err
+	}
+	h.writePositionsLocked(w, s)
+	return nil
+}
+
 func (h *Handler) postControl(w http.ResponseWriter, r *http.Request, s *session) error {
-	return h.controlChange(w, r, s, false, func(lin *linproj.Session, c *controlJSON) error {
-		return lin.SetControl(*c.Record, c.Pos)
+	var c controlJSON
+	return h.change(w, r, s, &c, func(lin *linproj.Session) error {
+		rec, pos, err := c.check(h.n, false)
+		if err != nil {
+			return err
+		}
+		if recs, _ := lin.Controls(); len(recs) >= h.cfg.MaxControls && !slices.Contains(recs, rec) {
+			return errorf(http.StatusConflict, "too many control points: %d at most (unpin one with shift-click first)", h.cfg.MaxControls)
+		}
+		return lin.SetControl(rec, pos)
 	})
 }
 
+// postMove moves a control point. Moves of one session coalesce: a move waits for the session
+// while the moves before it are computed, and when a newer move of the same record arrives
+// meanwhile, the waiting one is dropped (the newest wins) and answered 204 No Content with
+// X-Lowdim-Coalesced: true — the newer move's answer carries the view. So a client that sends
+// moves faster than the server computes them sees a view about one computation behind its
+// newest move, instead of a queue that grows, and the server spends neither a computation
+// nor an n×2 answer on a position already left behind.
 func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) error {
-	return h.controlChange(w, r, s, false, func(lin *linproj.Session, c *controlJSON) error {
-		return lin.Move(*c.Record, c.Pos)
-	})
+	var c controlJSON
+	if err := h.decode(w, r, &c); err != nil {
+		return err
+	}
+	if s.lin == nil { // never changes: no lock needed
+		return errReadOnly
+	}
+	rec, pos, err := c.check(h.n, false)
+	if err != nil {
+		return err
+	}
+	m := &move{record: rec, pos: pos}
+	s.pmu.Lock()
+	if k := slices.IndexFunc(s.pending, func(p *move) bool { return p.record == rec }); k >= 0 {
+		s.pending[k].superseded = true
+		s.pending[k] = m
+	} else {
+		s.pending = append(s.pending, m)
+	}
+	s.pmu.Unlock()
+
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	h.applyPendingLocked(s)
+	s.pmu.Lock()
+	superseded := m.superseded
+	s.pmu.Unlock()
+	switch {
+	case m.err != nil:
+		return m.err
+	case superseded:
+		w.Header().Set("X-Lowdim-Coalesced", "true")
+		w.Header().Set("X-Lowdim-Revision", strconv.Itoa(s.rev))
+		w.WriteHeader(http.StatusNoContent)
+		return nil
+	}
+	h.writePositionsLocked(w, s)
+	return nil
 }
 
 func (h *Handler) postRemove(w http.ResponseWriter, r *http.Request, s *session) error {
-	return h.controlChange(w, r, s, true, func(lin *linproj.Session, c *controlJSON) error {
-		return lin.Remove(*c.Record)
-	})
-}
-
-// controlChange decodes and checks a control body (no "pos" when noPos), then applies fn.
-func (h *Handler) controlChange(w http.ResponseWriter, r *http.Request, s *session, noPos bool, fn func(*linproj.Session, *controlJSON) error) error {
 	var c controlJSON
 	return h.change(w, r, s, &c, func(lin *linproj.Session) error {
-		if err := c.check(noPos); err != nil {
+		rec, _, err := c.check(h.n, true)
+		if err != nil {
 			return err
 		}
-		return fn(lin, &c)
+		return lin.Remove(rec)
 	})
 }
 
@@ -341,12 +514,11 @@ func (h *Handler) postMethod(w http.ResponseWriter, r *http.Request, s *session)
 	})
 }
 
+// emptyJSON is the body of the requests that take no arguments: {} (or nothing at all).
+type emptyJSON struct{}
+
 func (h *Handler) postReset(w http.ResponseWriter, r *http.Request, s *session) error {
-	r.Body = http.MaxBytesReader(w, r.Body, h.cfg.MaxBody)
-	if _, err := io.Copy(io.Discard, r.Body); err != nil {
-		return err
-	}
-	return h.change(w, r, s, nil, func(lin *linproj.Session) error {
+	return h.change(w, r, s, &emptyJSON{}, func(lin *linproj.Session) error {
 		lin.Reset()
 		return nil
 	})
@@ -361,6 +533,7 @@ type controlsJSON struct {
 
 func (h *Handler) getControls(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	defer s.mu.Unlock()
 	if s.lin == nil {
 		return errReadOnly
@@ -379,6 +552,7 @@ func (h *Handler) getControls(w http.ResponseWriter, r *http.Request, s *session
 
 func (h *Handler) getSuggest(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	defer s.mu.Unlock()
 	if s.lin == nil {
 		return errReadOnly
@@ -389,22 +563,23 @@ func (h *Handler) getSuggest(w http.ResponseWriter, r *http.Request, s *session)
 
 // getUncertainty answers each record's posterior variance xᵀΨ_post x as n little-endian float32.
 func (h *Handler) getUncertainty(w http.ResponseWriter, r *http.Request, s *session) error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.lin == nil {
 		return errReadOnly
 	}
+	s.mu.Lock()
+	h.applyPendingLocked(s)
 	if s.u == nil {
 		s.u = make([]float64, h.n)
 	}
 	s.lin.Uncertainty(s.u)
-	s.buf = s.buf[:0]
+	body := make([]byte, 0, 4*h.n)
 	for _, v := range s.u {
-		s.buf = appendFloat32(s.buf, float32(v))
+		body = appendFloat32(body, float32(v))
 	}
+	s.mu.Unlock()
 	w.Header().Set("Content-Type", "application/octet-stream")
 	w.Header().Set("Cache-Control", "no-store")
-	w.Write(s.buf)
+	w.Write(body)
 	return nil
 }
 
@@ -430,6 +605,7 @@ func (h *Handler) getQuality(w http.ResponseWriter, r *http.Request, s *session)
 	m := h.quality()
 	ys := mat.NewDense(m, 2, nil)
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	if s.cancelQuality != nil {
 		s.cancelQuality()
 	}
@@ -487,6 +663,7 @@ func (h *Handler) attachment(w http.ResponseWriter, name, contentType string) {
 // row name) of every record, full precision.
 func (h *Handler) getEmbeddingCSV(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	defer s.mu.Unlock()
 	y := h.cfg.Embedding
 	if s.lin != nil {
@@ -506,6 +683,7 @@ func (h *Handler) getEmbeddingCSV(w http.ResponseWriter, r *http.Request, s *ses
 // projection, so that (x, y) = P·((v − mean) ∘ scale) for a data row v.
 func (h *Handler) getProjectionCSV(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	if s.lin == nil {
 		s.mu.Unlock()
 		return errReadOnly
@@ -543,6 +721,7 @@ func (h *Handler) getProjectionCSV(w http.ResponseWriter, r *http.Request, s *se
 // transform -model applies to new rows.
 func (h *Handler) getModel(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
+	h.applyPendingLocked(s) // what the page shows: after its latest move
 	if s.lin == nil {
 		s.mu.Unlock()
 		return errReadOnly

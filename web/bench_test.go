@@ -6,6 +6,10 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
 )
 
 // discard is a ResponseWriter that keeps nothing: the benchmarks time the server alone.
@@ -58,7 +62,43 @@ func BenchmarkSessionStart(b *testing.B) {
 	for i := 0; i < b.N; i++ {
 		s := newSession(b, h)
 		b.StopTimer()
-		call(b, h, "DELETE", s, "", "")
+		call(b, h, "DELETE", s, "application/json", "")
 		b.StartTimer()
+	}
+}
+
+// BenchmarkPinAtCap times the most expensive pin the server accepts: the last control point
+// Config.MaxControls' default allows (100 on the digits, 44 on 100,000 rows) through the
+// handler, answer included — then its removal, so that each iteration pins it again. Issue 18
+// measured the 500th pin, uncapped, at 1.19 s on the digits.
+func BenchmarkPinAtCap(b *testing.B) {
+	for _, c := range []struct {
+		name string
+		d    *dataset.Set
+	}{{"digits", dataset.Digits()}, {"n=100000", synthetic(100000, 50, 10, 1)}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := newHandler(b, Config{Data: c.d})
+			s := newSession(b, h)
+			// The pins before, at once (one by one through the API costs Σ O(n·m²)).
+			m := h.cfg.MaxControls - 1
+			recs, pos := make([]int, m), mat.NewDense(m, 2, nil)
+			for r := range recs {
+				recs[r] = r
+				pos.Set(r, 0, float64(r%7))
+				pos.Set(r, 1, float64(r%5))
+			}
+			if err := h.lookup(strings.TrimPrefix(s, "/api/sessions/")).lin.SetControls(recs, pos); err != nil {
+				b.Fatal(err)
+			}
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if rec := postJSON(b, h, s+"/control", `{"record": 500, "pos": [1, 1]}`); rec.Code != 200 {
+					b.Fatal(rec.Body)
+				}
+				b.StopTimer()
+				postJSON(b, h, s+"/remove", `{"record": 500}`)
+				b.StartTimer()
+			}
+		})
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
@@ -74,11 +75,17 @@ func artifacts(t testing.TB) string {
 // runNode runs an e2e script against url and returns the JSON after its "RESULT " line.
 func runNode(t testing.TB, node, chromium, script, url, out string, timeout time.Duration) []byte {
 	t.Helper()
+	return runNodeEnv(t, node, chromium, script, url, out, timeout)
+}
+
+// runNodeEnv is runNode with more environment variables (NAME=value) for the script.
+func runNodeEnv(t testing.TB, node, chromium, script, url, out string, timeout time.Duration, env ...string) []byte {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, script)
 	cmd.Dir = "e2e"
-	cmd.Env = append(os.Environ(), "LOWDIM_URL="+url, "LOWDIM_ARTIFACTS="+out, "LOWDIM_CHROMIUM="+chromium)
+	cmd.Env = append(append(os.Environ(), "LOWDIM_URL="+url, "LOWDIM_ARTIFACTS="+out, "LOWDIM_CHROMIUM="+chromium), env...)
 	var buf bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &buf, &buf
 	err := cmd.Run()
@@ -170,5 +177,37 @@ func BenchmarkBrowserDrag(b *testing.B) {
 			b.ReportMetric(draws/float64(b.N), "draws/s")
 			b.ReportMetric(updates/float64(b.N), "updates/s")
 		})
+	}
+}
+
+// In a real browser: the limits as the page shows them — the token it carries, the pin cap
+// (its own check and the server's), the pages-per-client cap — and another site's page that
+// tries to open a session with a text/plain POST, which needs no CORS preflight, and fails.
+func TestBrowserLimits(t *testing.T) {
+	node, chromium := browserTools(t)
+	h := newHandler(t, Config{Data: dataset.Digits(), Token: "tok3n", MaxControls: 1, MaxClientSessions: 2})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	// The other site: a page on another origin (another port) whose script posts to the server.
+	evil := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html")
+		fmt.Fprintf(w, `<!doctype html><script>
+window.result = [];
+(async () => {
+  for (let k = 0; k < 3; k++) {
+    try { await fetch(%q, {method: 'POST', mode: 'no-cors', headers: {'Content-Type': 'text/plain'}, body: '{}'}); window.result.push('sent'); }
+    catch (e) { window.result.push(String(e)); }
+  }
+  window.done = true;
+})();
+</script>`, srv.URL+"/api/sessions?token=tok3n")
+	}))
+	defer evil.Close()
+	out := artifacts(t)
+	cmdURL := srv.URL + "/?token=tok3n"
+	res := runNodeEnv(t, node, chromium, "limits.mjs", cmdURL, out, 3*time.Minute, "LOWDIM_EVIL="+evil.URL+"/")
+	t.Logf("%s", res)
+	if h.Sessions() > 2 {
+		t.Errorf("%d sessions: the other site's page opened some", h.Sessions())
 	}
 }

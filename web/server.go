@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"crypto/rand"
+	"crypto/subtle"
 	"embed"
 	"encoding/binary"
 	"encoding/hex"
@@ -10,6 +11,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"mime"
 	"net"
 	"net/http"
 	"slices"
@@ -53,12 +55,33 @@ type Config struct {
 	// MaxSessions bounds the sessions alive at once (each holds a normalised copy of the data);
 	// 0 means 8. A new session beyond it is refused with 503 until an idle one expires.
 	MaxSessions int
+	// MaxClientSessions bounds the sessions of one client (one remote IP address), so that one
+	// client cannot take every session; 0 means 4 (at most MaxSessions). A new session beyond
+	// it is refused with 429.
+	MaxClientSessions int
+	// MaxControls bounds the control points of one session: a new one costs O(m²H + m³) and
+	// the next view O(n·m²) at m control points, so that without a bound one request could
+	// hold a core for seconds (the 500th pin on the digits took 1.19 s; the 100th on 100,000
+	// rows takes 6.6 s on the loaded 2-core machine). 0 means √(2·10⁸/n) — n·m² ≤ 2·10⁸, a
+	// fraction of a second — between 10 and 100: 100 on the digits, 44 on 100,000 rows. A pin
+	// beyond it is refused with 409.
+	MaxControls int
 	// IdleTimeout ends a session nobody has used for this long; 0 means 30 minutes.
 	IdleTimeout time.Duration
 	// MaxBody is the largest request body accepted, in bytes; 0 means 64 KiB.
 	MaxBody int64
 	// Workers bounds the goroutines of the quality measures; 0 means runtime.NumCPU().
 	Workers int
+	// Token, when not empty, must come with every API request, as the header X-Lowdim-Token or
+	// the query parameter token (401 otherwise). The page reads it from its own address
+	// (…/?token=…) and sends it on; lowdim serve sets one when it listens beyond loopback.
+	Token string
+	// ReadHeaderTimeout bounds the time to read a request's headers and BodyTimeout the time
+	// to read its body (408 beyond), so that a client sending a byte now and then (slow loris)
+	// cannot hold a connection; WriteTimeout bounds a whole answer (a quality computation
+	// included) and ConnIdleTimeout an idle kept-alive connection. 0 means 10 s, 10 s, 2
+	// minutes and 2 minutes. Server applies them; BodyTimeout is enforced by the handler.
+	ReadHeaderTimeout, BodyTimeout, WriteTimeout, ConnIdleTimeout time.Duration
 	// Hosts are host names the server answers to besides localhost and IP addresses. Requests
 	// naming any other host are refused (421), which defeats DNS rebinding: a web page whose
 	// name is made to resolve to 127.0.0.1 cannot read the data through the reader's browser.
@@ -77,7 +100,9 @@ type Handler struct {
 	ls     []int  // labels of the sample rows (nil without labels)
 	fixed  []byte // the read-only view's positions as float32 (nil when interactive)
 
-	ctx    context.Context // cancelled by Close: stops quality computations
+	cop *http.CrossOriginProtection
+
+	ctx    context.Context // cancelled by Close: stops quality computations and the reaper
 	cancel context.CancelFunc
 	qsem   chan struct{} // one quality computation at a time
 
@@ -86,17 +111,25 @@ type Handler struct {
 	now      func() time.Time
 }
 
-// session is one page's state. Its mutex guards every field but last (guarded by Handler.mu).
+// session is one page's state. Its mutex mu guards every field below it; id and client never
+// change; last is guarded by Handler.mu and pending by pmu.
 type session struct {
-	id   string
-	last time.Time
+	id     string
+	client string // the remote IP address that created it
+	last   time.Time
 
-	mu  sync.Mutex
-	lin *linproj.Session // nil in a read-only view
-	y   *mat.Dense       // n×2 positions buffer
-	buf []byte           // float32 response buffer
-	u   []float64        // uncertainty buffer
-	rev int              // bumped on every change of the view
+	pmu     sync.Mutex
+	pending []*move // moves not applied yet, at most one per record, in order of arrival
+
+	mu     sync.Mutex
+	lin    *linproj.Session // nil in a read-only view
+	y      *mat.Dense       // n×2 positions buffer, the view at revision yRev
+	yRev   int
+	buf    []byte // float32 positions of revision bRev: the answer of every change
+	bRev   int
+	finite bool      // every position in buf is finite as a float32
+	u      []float64 // uncertainty buffer
+	rev    int       // bumped on every change of the view
 	// cancelQuality stops the quality computation under way, if any: a newer one replaces it.
 	cancelQuality context.CancelFunc
 }
@@ -127,24 +160,40 @@ func New(cfg Config) (*Handler, error) {
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = 64 << 10
 	}
+	if cfg.MaxClientSessions == 0 {
+		cfg.MaxClientSessions = min(4, cfg.MaxSessions)
+	}
+	if cfg.MaxControls == 0 {
+		cfg.MaxControls = min(max(int(math.Sqrt(2e8/float64(n))), 10), 100)
+	}
+	for _, d := range []*time.Duration{&cfg.ReadHeaderTimeout, &cfg.BodyTimeout} {
+		if *d == 0 {
+			*d = 10 * time.Second
+		}
+	}
+	for _, d := range []*time.Duration{&cfg.WriteTimeout, &cfg.ConnIdleTimeout} {
+		if *d == 0 {
+			*d = 2 * time.Minute
+		}
+	}
 	switch {
-	case cfg.Sample < 0 || cfg.Neighbors < 0 || cfg.MaxSessions < 0 || cfg.IdleTimeout < 0 || cfg.MaxBody < 0 || cfg.Workers < 0:
+	case cfg.Sample < 0 || cfg.Neighbors < 0 || cfg.MaxSessions < 0 || cfg.IdleTimeout < 0 || cfg.MaxBody < 0 || cfg.Workers < 0 ||
+		cfg.MaxClientSessions < 0 || cfg.MaxControls < 0 || cfg.ReadHeaderTimeout < 0 || cfg.BodyTimeout < 0 || cfg.WriteTimeout < 0 || cfg.ConnIdleTimeout < 0:
 		return nil, dataset.Invalidf("web: negative setting in %+v", cfg)
 	case cfg.Title == "":
 		cfg.Title = d.Name
 	}
-	h := &Handler{cfg: cfg, n: n, sessions: map[string]*session{}, now: time.Now, qsem: make(chan struct{}, 1)}
+	h := &Handler{cfg: cfg, n: n, sessions: map[string]*session{}, now: time.Now, qsem: make(chan struct{}, 1),
+		cop: http.NewCrossOriginProtection()}
 	if cfg.Embedding != nil {
 		r, c := cfg.Embedding.Dims()
 		if r != n || c != 2 {
 			return nil, dataset.Invalidf("web: the embedding is %d×%d, expected %d×2 (one 2-D row per data row)", r, c, n)
 		}
-		for _, v := range cfg.Embedding.RawMatrix().Data {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, dataset.Invalidf("web: the embedding holds %v: expected finite numbers", v)
-			}
+		var finite bool
+		if h.fixed, finite = appendFloat32s(nil, cfg.Embedding); !finite {
+			return nil, dataset.Invalidf("web: the embedding holds %g: expected finite numbers within float32's ±3.4e38 (the page's type)", maxAbs(cfg.Embedding))
 		}
-		h.fixed = appendFloat32s(nil, cfg.Embedding)
 	}
 	h.labels = make([]byte, 4*n)
 	for i := 0; i < n; i++ {
@@ -177,7 +226,32 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	h.routes()
+	go h.reap(min(max(cfg.IdleTimeout/4, 10*time.Millisecond), time.Minute))
 	return h, nil
+}
+
+// reap ends the sessions idle longer than IdleTimeout every period, until Close: an abandoned
+// page's memory (a normalised copy of the data) is returned even when no new page comes.
+func (h *Handler) reap(period time.Duration) {
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-h.ctx.Done():
+			return
+		case <-t.C:
+			h.mu.Lock()
+			h.expireLocked()
+			h.mu.Unlock()
+		}
+	}
+}
+
+// Server returns an http.Server for h with the timeouts of its Config (BodyTimeout, per
+// request, is the handler's own).
+func (h *Handler) Server() *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: h.cfg.ReadHeaderTimeout, WriteTimeout: h.cfg.WriteTimeout,
+		IdleTimeout: h.cfg.ConnIdleTimeout, MaxHeaderBytes: 64 << 10}
 }
 
 // quality returns the number of rows the quality measures use.
@@ -237,7 +311,50 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		fail(w, errorf(http.StatusMisdirectedRequest, "unexpected host %q: open the page by IP address or as localhost (lowdim serve answers to names only as its -addr names them)", r.Host))
 		return
 	}
+	if err := h.admit(w, r); err != nil {
+		fail(w, err)
+		return
+	}
 	h.mux.ServeHTTP(w, r)
+}
+
+// safeMethod reports whether method changes nothing on the server.
+func safeMethod(method string) bool {
+	return method == http.MethodGet || method == http.MethodHead || method == http.MethodOptions
+}
+
+// admit checks what every request must satisfy beyond its Host: the token of the API, and for
+// a request that changes state (any method but GET, HEAD and OPTIONS) that it comes from the
+// page itself and carries JSON. A browser sends Origin (and Sec-Fetch-Site) with such a
+// request, so another site's page is refused here (403) even for the "simple" cross-origin
+// requests — a text/plain POST, for one — that need no CORS preflight; a client that is no
+// browser sends neither and is let through. The Content-Type requirement (415) is the second
+// lock: application/json from another origin always needs a preflight, which is never
+// granted. It also starts the body's read deadline.
+func (h *Handler) admit(w http.ResponseWriter, r *http.Request) error {
+	if h.cfg.Token != "" && strings.HasPrefix(r.URL.Path, "/api/") {
+		tok := r.Header.Get("X-Lowdim-Token")
+		if tok == "" {
+			tok = r.URL.Query().Get("token")
+		}
+		if subtle.ConstantTimeCompare([]byte(tok), []byte(h.cfg.Token)) != 1 {
+			return errorf(http.StatusUnauthorized, "this server needs the token it printed when it started: open the address it printed (…/?token=…)")
+		}
+	}
+	if safeMethod(r.Method) {
+		return nil
+	}
+	if err := h.cop.Check(r); err != nil {
+		return errorf(http.StatusForbidden, "cross-origin request refused: Origin %q, Sec-Fetch-Site %q: expected the page of this server (%s) or no browser at all",
+			r.Header.Get("Origin"), r.Header.Get("Sec-Fetch-Site"), r.Host)
+	}
+	if mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type")); err != nil || mt != "application/json" {
+		return errorf(http.StatusUnsupportedMediaType, "expected a body of type application/json, found Content-Type %q", r.Header.Get("Content-Type"))
+	}
+	// The body's deadline (the headers had theirs from the server). Not every ResponseWriter
+	// supports one (httptest's recorder does not): those have no slow client to cut off.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now().Add(h.cfg.BodyTimeout))
+	return nil
 }
 
 // knownHost reports whether the Host header names this server: an IP address, localhost or
@@ -288,16 +405,34 @@ func (h *Handler) expireLocked() {
 // errTooManySessions is answered with 503.
 var errTooManySessions = errors.New("too many sessions")
 
-// newSession starts a session: a fresh projection of the data (or the fixed view).
-func (h *Handler) newSession(ctx context.Context) (*session, error) {
-	h.mu.Lock()
+// fullLocked returns the error that refuses a new session of client, or nil; h.mu must be held.
+func (h *Handler) fullLocked(client string) error {
 	h.expireLocked()
-	full := len(h.sessions) >= h.cfg.MaxSessions
-	h.mu.Unlock()
-	if full {
-		return nil, fmt.Errorf("%w: %d are open (close a tab, or wait %v for an idle one to expire)", errTooManySessions, h.cfg.MaxSessions, h.cfg.IdleTimeout)
+	if len(h.sessions) >= h.cfg.MaxSessions {
+		return fmt.Errorf("%w: %d pages are open (close a tab, or wait until one has been unused for %v)", errTooManySessions, h.cfg.MaxSessions, h.cfg.IdleTimeout)
 	}
-	s := &session{y: mat.NewDense(h.n, 2, nil)}
+	mine := 0
+	for _, s := range h.sessions {
+		if s.client == client {
+			mine++
+		}
+	}
+	if mine >= h.cfg.MaxClientSessions {
+		return errorf(http.StatusTooManyRequests, "too many pages open from %s: %d at most (close another lowdim tab, or wait until one has been unused for %v)", client, h.cfg.MaxClientSessions, h.cfg.IdleTimeout)
+	}
+	return nil
+}
+
+// newSession starts a session of client (its IP address): a fresh projection of the data (or
+// the fixed view).
+func (h *Handler) newSession(ctx context.Context, client string) (*session, error) {
+	h.mu.Lock()
+	err := h.fullLocked(client)
+	h.mu.Unlock()
+	if err != nil {
+		return nil, err
+	}
+	s := &session{client: client, y: mat.NewDense(h.n, 2, nil), yRev: -1, bRev: -1}
 	if h.fixed == nil {
 		lin, err := h.cfg.Interactive.Start(ctx, h.cfg.Data.X)
 		if err != nil {
@@ -312,9 +447,8 @@ func (h *Handler) newSession(ctx context.Context) (*session, error) {
 	s.id = hex.EncodeToString(id[:])
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.expireLocked()
-	if len(h.sessions) >= h.cfg.MaxSessions { // others started meanwhile
-		return nil, fmt.Errorf("%w: %d are open", errTooManySessions, h.cfg.MaxSessions)
+	if err := h.fullLocked(client); err != nil { // others started meanwhile
+		return nil, err
 	}
 	if h.ctx.Err() != nil {
 		return nil, h.ctx.Err()
@@ -359,18 +493,37 @@ func (h *Handler) end(id string) bool {
 }
 
 // appendFloat32s appends the rows of y as little-endian float32 values.
-func appendFloat32s(dst []byte, y *mat.Dense) []byte {
+// and reports whether every one is finite as a float32 (not NaN, and within ±3.4e38).
+func appendFloat32s(dst []byte, y *mat.Dense) ([]byte, bool) {
 	raw := y.RawMatrix()
 	r, c := y.Dims()
 	off := len(dst)
 	dst = slices.Grow(dst, 4*r*c)[:off+4*r*c]
 	out := dst[off:]
+	const expMask = 0x7f800000 // all exponent bits set: ±Inf or NaN
+	finite := true
 	for i := 0; i < r; i++ {
 		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+c] {
-			binary.LittleEndian.PutUint32(out[4*(i*c+j):], math.Float32bits(float32(v)))
+			b := math.Float32bits(float32(v))
+			if b&expMask == expMask {
+				finite = false
+			}
+			binary.LittleEndian.PutUint32(out[4*(i*c+j):], b)
 		}
 	}
-	return dst
+	return dst, finite
+}
+
+// maxAbs returns the largest |v| of y, NaN if y holds one.
+func maxAbs(y *mat.Dense) float64 {
+	m := 0.0
+	for _, v := range y.RawMatrix().Data {
+		if math.IsNaN(v) {
+			return v
+		}
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
 }
 
 func appendFloat32(dst []byte, v float32) []byte {

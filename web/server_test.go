@@ -42,7 +42,7 @@ func postJSON(t testing.TB, h http.Handler, path, body string) *httptest.Respons
 // newSession creates a session and returns its API prefix.
 func newSession(t testing.TB, h http.Handler) string {
 	t.Helper()
-	rec := call(t, h, "POST", "/api/sessions", "", "")
+	rec := postJSON(t, h, "/api/sessions", "")
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("POST /api/sessions: %d %s", rec.Code, rec.Body)
 	}
@@ -221,11 +221,11 @@ func TestSessionsIndependent(t *testing.T) {
 	if ok, worst := closeF32(u, mat.NewDense(300, 1, ru)); !ok {
 		t.Errorf("uncertainty differs from linproj's by up to %g", worst)
 	}
-	got = float32s(t, call(t, h, "POST", a+"/reset", "", ""), 2)
+	got = float32s(t, postJSON(t, h, a+"/reset", ""), 2)
 	if ok, _ := closeF32(got, mat.NewDense(300, 2, nil)); !ok {
 		t.Error("LSP after reset does not map every record to the origin")
 	}
-	if rec := call(t, h, "DELETE", a, "", ""); rec.Code != http.StatusNoContent {
+	if rec := call(t, h, "DELETE", a, "application/json", ""); rec.Code != http.StatusNoContent {
 		t.Errorf("DELETE: %d", rec.Code)
 	}
 	if rec := call(t, h, "GET", a+"/positions", "", ""); rec.Code != http.StatusNotFound {
@@ -240,7 +240,7 @@ func TestSessionLimits(t *testing.T) {
 	h.now = func() time.Time { return clock }
 	a := newSession(t, h)
 	newSession(t, h)
-	rec := call(t, h, "POST", "/api/sessions", "", "")
+	rec := postJSON(t, h, "/api/sessions", "")
 	if rec.Code != http.StatusServiceUnavailable || !strings.Contains(rec.Body.String(), "too many sessions") || rec.Header().Get("Retry-After") == "" {
 		t.Errorf("third session: %d %s", rec.Code, rec.Body)
 	}
@@ -414,7 +414,7 @@ func TestCloseStopsQuality(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("quality request still waiting 5 s after Close")
 	}
-	if rec := call(t, h, "POST", "/api/sessions", "", ""); rec.Code != http.StatusServiceUnavailable {
+	if rec := postJSON(t, h, "/api/sessions", ""); rec.Code != http.StatusServiceUnavailable {
 		t.Errorf("a session after Close: %d", rec.Code)
 	}
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net"
@@ -20,7 +22,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 			"it shows another method's embedding read-only. The page works offline (no CDN). Ctrl-C stops the server.", e)
 	var (
 		in          inputFlags
-		addr        = fs.String("addr", "127.0.0.1:7878", "listen `address` (host:port; port 0 picks a free one). Anything but loopback exposes the data to the network")
+		addr        = fs.String("addr", "127.0.0.1:7878", "listen `address` (host:port; port 0 picks a free one). Anything but loopback exposes the data to the network, behind a token")
+		token       = fs.String("token", "", "require this `token` of every API request (the page carries it: open the address printed at start, …/?token=…); beyond loopback one is drawn at random when none is given")
 		embPath     = fs.String("embedding", "", "show the embedding `EMB` (CSV as lowdim embed -o writes it, 2 columns) read-only instead of the projection")
 		method      = fs.String("method", "mle", "projection each page starts with: mle (the Most Likely Embedding; PCA until a point is moved) or lsp")
 		normalize   = fs.String("normalize", "none", "column normalisation before projecting: none, zscore or max")
@@ -96,6 +99,19 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if host != "" && net.ParseIP(host) == nil {
 		cfg.Hosts = []string{host} // a name given in -addr is one the page may be opened by
 	}
+	ip := net.ParseIP(host)
+	loopback := host == "localhost" || ip != nil && ip.IsLoopback()
+	cfg.Token = *token
+	if cfg.Token == "" && !loopback {
+		// Beyond loopback anyone who can reach the port could read the data and take the
+		// sessions: as Jupyter does, the server needs a token that only the address printed
+		// below carries. 128 random bits, as hex.
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return err
+		}
+		cfg.Token = hex.EncodeToString(b[:])
+	}
 	h, err := web.New(cfg)
 	if err != nil {
 		return err
@@ -105,11 +121,16 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
-		fmt.Fprintf(e.stderr, "lowdim: warning: listening on %s, not loopback: anyone who can reach it sees the data\n", ln.Addr())
+	if !loopback {
+		fmt.Fprintf(e.stderr, "lowdim: warning: listening on %s, not loopback: anyone who can reach it and has the token sees the data.\n"+
+			"lowdim: the page and its API need the token: open the address below (it carries it)\n", ln.Addr())
 	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, MaxHeaderBytes: 64 << 10}
-	fmt.Fprintf(e.stderr, "lowdim: serving %s on http://%s/ (Ctrl-C stops)\n", cfg.Data.Name, ln.Addr())
+	srv := h.Server()
+	url := fmt.Sprintf("http://%s/", ln.Addr())
+	if cfg.Token != "" {
+		url += "?token=" + cfg.Token
+	}
+	fmt.Fprintf(e.stderr, "lowdim: serving %s on %s (Ctrl-C stops)\n", cfg.Data.Name, url)
 	done := make(chan error, 1)
 	go func() { done <- srv.Serve(ln) }()
 	select {

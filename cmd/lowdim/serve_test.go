@@ -70,6 +70,9 @@ func startServe(t *testing.T, args ...string) (url string, stop func() (string, 
 func getJSON(t *testing.T, method, url string, v any) int {
 	t.Helper()
 	req, _ := http.NewRequest(method, url, nil)
+	if method != "GET" {
+		req.Header.Set("Content-Type", "application/json") // the server refuses any other change
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -146,6 +149,39 @@ func TestServeEmbedding(t *testing.T) {
 				t.Fatalf("row %d column %d: %g, the file says %g", i, c, got, want)
 			}
 		}
+	}
+}
+
+// Beyond loopback the server draws a token, prints the address that carries it and says why;
+// the API refuses requests without it. -token sets one on loopback too.
+func TestServeToken(t *testing.T) {
+	url, stop := startServe(t, "-addr", "0.0.0.0:0")
+	base, tok, ok := strings.Cut(url, "?token=")
+	if !ok || len(tok) != 32 {
+		t.Fatalf("serving on %s: expected an address with a 32-digit token", url)
+	}
+	if code := getJSON(t, "GET", base+"api/data", nil); code != http.StatusUnauthorized {
+		t.Errorf("without the token: %d", code)
+	}
+	if code := getJSON(t, "GET", base+"api/data?token="+tok, nil); code != http.StatusOK {
+		t.Errorf("with the token: %d", code)
+	}
+	if code := getJSON(t, "GET", base, nil); code != http.StatusOK {
+		t.Errorf("the page itself: %d", code)
+	}
+	log, _ := stop()
+	if !strings.Contains(log, "not loopback") || !strings.Contains(log, "need the token") {
+		t.Errorf("stderr does not say why the token:\n%s", log)
+	}
+
+	url, stop = startServe(t, "-token", "abc")
+	defer stop()
+	if !strings.HasSuffix(url, "/?token=abc") {
+		t.Errorf("serving on %s", url)
+	}
+	base, _, _ = strings.Cut(url, "?")
+	if code := getJSON(t, "POST", base+"api/sessions", nil); code != http.StatusUnauthorized {
+		t.Errorf("a session without the token: %d", code)
 	}
 }
 

@@ -24,9 +24,26 @@ const S = {
 
 // ---- requests ---------------------------------------------------------------------------
 
+// TOKEN is the server's token, when it has one (lowdim serve beyond loopback): it comes in the
+// page's own address (…/?token=…) and goes with every request, as a header or, for the export
+// links, in the query.
+const TOKEN = new URLSearchParams(location.search).get('token') || '';
+
 function api(path) { return `api/sessions/${S.id}/${path}`; }
 
+function withToken(url) { return TOKEN ? `${url}?token=${encodeURIComponent(TOKEN)}` : url; }
+
+// headers are those of every request; a request that changes something also says it is JSON
+// (the server refuses anything else, which keeps other sites' pages out).
+function headers(change) {
+  const h = {};
+  if (TOKEN) h['X-Lowdim-Token'] = TOKEN;
+  if (change) h['Content-Type'] = 'application/json';
+  return h;
+}
+
 async function request(url, opt = {}) {
+  opt = { ...opt, headers: { ...headers(opt.method && opt.method !== 'GET'), ...(opt.headers || {}) } };
   const r = await fetch(url, opt);
   if (!r.ok) {
     let msg = `${r.status} ${r.statusText}`;
@@ -38,7 +55,7 @@ async function request(url, opt = {}) {
 
 function post(path, body) {
   return request(api(path), {
-    method: 'POST', headers: { 'Content-Type': 'application/json' },
+    method: 'POST',
     body: body === undefined ? '{}' : JSON.stringify(body),
   });
 }
@@ -295,11 +312,21 @@ canvas.addEventListener('pointerdown', (e) => {
   const [sx, sy] = eventXY(e), i = hit(sx, sy);
   if (i >= 0 && !S.readOnly) {
     if (e.shiftKey && S.controls.has(i)) { removeControl(i); return; }
-    S.drag = { record: i, moved: false, created: !S.controls.has(i) };
-    if (S.drag.created) {
+    const created = !S.controls.has(i);
+    if (created && S.controls.size >= S.meta.max_controls) {
+      status(`at most ${S.meta.max_controls} control points: unpin one (shift-click) before pinning another`, true);
+      return;
+    }
+    S.drag = { record: i, moved: false, created };
+    if (created) {
       const pos = [S.pos[2 * i], S.pos[2 * i + 1]];
       S.controls.set(i, pos);
-      changeView('control', { record: i, pos });
+      // Refused (the server's cap, say): the error is shown; the point is not pinned or dragged.
+      changeView('control', { record: i, pos }).catch(() => {
+        S.controls.delete(i);
+        if (S.drag && S.drag.record === i) { S.drag = null; S.pendingMove = null; }
+        S.dirty = true;
+      });
     }
     if (S.suggested === i) S.suggested = -1;
   } else {
@@ -486,7 +513,7 @@ $('colour').onchange = (e) => {
   recolour();
 };
 window.addEventListener('resize', () => { resize(); });
-window.addEventListener('pagehide', () => { if (S.id) fetch(`api/sessions/${S.id}`, { method: 'DELETE', keepalive: true }); });
+window.addEventListener('pagehide', () => { if (S.id) fetch(`api/sessions/${S.id}`, { method: 'DELETE', headers: headers(true), keepalive: true }); });
 
 // ---- start ------------------------------------------------------------------------------
 
@@ -497,16 +524,16 @@ async function start() {
   $('title').textContent = S.meta.title;
   $('about').textContent = `${S.n} records, ${S.meta.h} features` + (S.meta.labelled ? `, ${S.meta.classes.length} classes` : '') +
     (S.meta.read_only ? '. A fixed embedding: read-only.' : '');
-  const sess = await (await request('api/sessions', { method: 'POST' })).json();
+  const sess = await (await request('api/sessions', { method: 'POST', body: '{}' })).json();
   S.id = sess.id; S.readOnly = sess.read_only;
   if (S.readOnly) {
     $('projection').classList.add('off');
     $('colour').querySelector('option[value=uncertainty]').disabled = true;
     $('export-projection').hidden = $('export-model').hidden = true;
   }
-  $('export-embedding').href = api('embedding.csv');
-  $('export-projection').href = api('projection.csv');
-  $('export-model').href = api('model.lowdim');
+  $('export-embedding').href = withToken(api('embedding.csv'));
+  $('export-projection').href = withToken(api('projection.csv'));
+  $('export-model').href = withToken(api('model.lowdim'));
   S.labels = new Int32Array(await (await request('api/labels')).arrayBuffer());
   const r = await request(api('positions'));
   setPositions(r);
