@@ -1,6 +1,6 @@
 module lowdim
 
-go 1.24.0
+go 1.25.0
 
 require (
 	golang.org/x/image v0.30.0
