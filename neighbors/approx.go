@@ -583,4 +583,3 @@ func (s *descent) graph(ctx context.Context) (*Graph, error) {
 	}
 	return g, nil
 }
-
