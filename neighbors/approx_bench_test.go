@@ -56,11 +56,13 @@ func BenchmarkKNNMNIST70000(b *testing.B) {
 	}
 	x := mnistPCA50(b, 70000)
 	b.ResetTimer()
+	c0 := cpuTime()
 	for b.Loop() {
 		if _, err := KNN(context.Background(), x, 90, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 }
 
 // sampleExact returns the exact k nearest lists of every step-th row of x (brute force over all
@@ -97,18 +99,20 @@ func sampleExact(x *mat.Dense, k, step int) ([][]int32, []int) {
 }
 
 // benchApprox times ApproxKNN on the first n rows of MNIST's PCA-50 reduction, k = 90, and
-// reports its recall against the exact lists of every 70th row (1,000 rows at n = 70,000).
+// reports its CPU seconds (all workers) and its recall against the exact lists of every 70th row (1,000 rows at n = 70,000).
 func benchApprox(b *testing.B, n int, o ApproxOptions) {
 	x := mnistPCA50(b, n)
 	exact, rows := sampleExact(x, 90, 70)
 	var g *Graph
 	b.ResetTimer()
+	c0 := cpuTime()
 	for b.Loop() {
 		var err error
 		if g, err = ApproxKNN(context.Background(), x, 90, o); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
 	b.StopTimer()
 	b.ReportMetric(recall(g, exact, rows), "recall")
 }

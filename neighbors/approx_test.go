@@ -179,3 +179,23 @@ func TestApproxKNNFullGraph(t *testing.T) {
 		t.Fatal("k = n−1: not the exact graph")
 	}
 }
+
+// On the first 20,000 MNIST digits (PCA-50, k = 90, as nerv's approximate t-SNE path searches)
+// the recall against the exact lists of every 10th row must reach the 0.98.
+func TestApproxKNNMNIST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("MNIST 20,000 rows: skipped under -short")
+	}
+	x := mnistPCA50(t, 20000)
+	exact, rows := sampleExact(x, 90, 10)
+	g, err := ApproxKNN(context.Background(), x, 90, ApproxOptions{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkGraph(t, x, g)
+	rc := recall(g, exact, rows)
+	t.Logf("recall %.4f on %d rows", rc, len(rows))
+	if rc < 0.98 {
+		t.Fatalf("recall %.4f, want ≥ 0.98", rc)
+	}
+}
