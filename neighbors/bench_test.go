@@ -26,7 +26,7 @@ var (
 )
 
 // mnistAll returns the 70,000 MNIST images (training then test set) or skips b.
-func mnistAll(b *testing.B) *mat.Dense {
+func mnistAll(b testing.TB) *mat.Dense {
 	mnistOnce.Do(func() {
 		dir := filepath.Join("..", "..", "shared", "data", "mnist")
 		var parts []*mat.Dense
