@@ -4,7 +4,7 @@
 //
 //	lowdim        Embedder, Model, Transformer, Progress — this package
 //	dataset       Set and the readers/writers (CSV/TSV, ARFF, IDX, SOM_PAK, gzip)
-//	neighbors     exact k-NN, blocked and parallel
+//	neighbors     exact k-NN, blocked and parallel; approximate k-NN (NN-descent); k-NN graph files
 //	affinity      σ_i calibration to an entropy (exact, or as dredviz's search)
 //	posterior     models that produce p(c|x): the discriminative Gaussian mixture of NeRV eq. 10
 //	learnmetric   Fisher learning-metric distances from such a model
