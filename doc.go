@@ -6,7 +6,7 @@
 //	dataset       Set and the readers/writers (CSV/TSV, ARFF, IDX, SOM_PAK, gzip)
 //	internal/membudget  the memory an O(n²) path will take, checked against MemAvailable
 //	              (or the cgroup limit, or LOWDIM_MEMORY) before it is taken; one refusal shape
-//	neighbors     exact k-NN, blocked and parallel
+//	neighbors     exact k-NN, blocked and parallel; approximate k-NN (NN-descent); k-NN graph files
 //	affinity      σ_i calibration to an entropy (exact, or as dredviz's search)
 //	posterior     models that produce p(c|x): the discriminative Gaussian mixture of NeRV eq. 10
 //	learnmetric   Fisher learning-metric distances from such a model

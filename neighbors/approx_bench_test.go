@@ -122,3 +122,49 @@ func BenchmarkApproxKNNMNIST70000(b *testing.B) { benchApprox(b, 70000, ApproxOp
 
 // BenchmarkApproxKNNMNIST20000 is the same search on the first 20,000 images.
 func BenchmarkApproxKNNMNIST20000(b *testing.B) { benchApprox(b, 20000, ApproxOptions{Seed: 1}) }
+
+// BenchmarkApproxKNNMNIST70000Settings times the settings the defaults were chosen among (the
+// package doc gives the figures). It takes many minutes: it runs only when LOWDIM_BENCH_SETTINGS
+// is set. "forest21" is the random-projection forest alone (pynndescent's 21 trees, leaves of
+// 90, no NN-descent round).
+func BenchmarkApproxKNNMNIST70000Settings(b *testing.B) {
+	if os.Getenv("LOWDIM_BENCH_SETTINGS") == "" {
+		b.Skip("set LOWDIM_BENCH_SETTINGS=1 to compare ApproxKNN's settings at 70,000 rows (many minutes)")
+	}
+	b.Run("forest21", func(b *testing.B) {
+		x := mnistPCA50(b, 70000)
+		exact, rows := sampleExact(x, 90, 70)
+		var g *Graph
+		b.ResetTimer()
+		c0 := cpuTime()
+		for b.Loop() {
+			ctx := context.Background()
+			s := &descent{x: x.RawMatrix().Data, n: 70000, d: 50, k: 90, seed: 1, nw: 2}
+			s.reorder(ctx, 90)
+			s.init()
+			if err := s.seedTrees(ctx, 21, 90, nil); err != nil {
+				b.Fatal(err)
+			}
+			s.fillRandom()
+			var err error
+			if g, err = s.graph(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric((cpuTime()-c0).Seconds()/float64(b.N), "cpu-s/op")
+		b.StopTimer()
+		b.ReportMetric(recall(g, exact, rows), "recall")
+	})
+	for _, c := range []struct {
+		name string
+		o    ApproxOptions
+	}{
+		{"pynndescent-21trees-60cand", ApproxOptions{Trees: 21, Candidates: 60}},
+		{"10trees-60cand-3rounds", ApproxOptions{Trees: 10, Candidates: 60, Iterations: 3}},
+		{"10trees-40cand-3rounds", ApproxOptions{Trees: 10, Candidates: 40, Iterations: 3}},
+		{"10trees-40cand-delta0.01", ApproxOptions{Trees: 10, Candidates: 40, Delta: 0.01}},
+	} {
+		c.o.Seed = 1
+		b.Run(c.name, func(b *testing.B) { benchApprox(b, 70000, c.o) })
+	}
+}

@@ -99,7 +99,7 @@ func checkGraph(t *testing.T, x *mat.Dense, g *Graph) {
 }
 
 func TestApproxKNNRecall(t *testing.T) {
-	x := clustered(3000, 50, 10, 8, 1)
+	x := clustered(3000, 50, 10, 12, 1)
 	const k = 30
 	ex, err := KNN(context.Background(), x, k, Options{})
 	if err != nil {

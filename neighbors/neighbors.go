@@ -31,6 +31,39 @@
 // KNN recomputes the exact distance of every candidate that the rounding error bound cannot rule
 // out, so its neighbours and distances are exact. For low dimension (D ≤ 3) KNN uses a k-d tree.
 // MeanDistance computes every unordered pair once.
+//
+// ApproxKNN is the search for large n: NN-descent seeded by random-projection trees (see its
+// doc), deterministic for any number of workers. ReadGraph and WriteGraph read and write a
+// precomputed graph as umap and openTSNE users keep one (an index file and a distance file).
+//
+// Why NN-descent. The approximate t-SNE path of package nerv searches k = 90 neighbours among the
+// first 50 principal components of its rows. On all of MNIST (70,000 rows) the exact search
+// costs 70,000² × 50 multiply-adds plus a 70,000-long scan per row: KNN took 305, 660 and 564 s
+// wall (median 564 s; BenchmarkKNNMNIST70000 with LOWDIM_BENCH_EXACT=1, -benchtime 1x -count 3)
+// on the shared 2-core machine, whose load average stood at 8–21 (other jobs), so every wall
+// figure here is inflated several times; one more run measured 101.8 CPU seconds (234 s wall,
+// load average 14). The alternatives, on the same input, in CPU seconds of all workers (less
+// inflated by the load than wall time) and recall (the share of the true 90 nearest found, over
+// every 70th row), as BenchmarkApproxKNNMNIST70000Settings
+// runs them (LOWDIM_BENCH_SETTINGS=1; the figures come from a scratch harness with the same
+// code, two searches at a time, the second row from before the renumbering below):
+//
+//	random-projection forest alone, 21 trees, leaves ≤ 90          7.4 CPU s  recall 0.831
+//	NN-descent, pynndescent's settings (21 trees, 60 candidates)  50.9 CPU s  recall 0.9997 (3 rounds)
+//	10 trees, 60 candidates, 3 rounds                             33.3 CPU s  recall 0.9994
+//	10 trees, 40 candidates, 3 rounds                             20.2 CPU s  recall 0.9951
+//	10 trees, 40 candidates, Delta 0.01 (4 rounds)                29.5 CPU s  recall 0.9984
+//	10 trees, 40 candidates, Delta 0.001 (the defaults, 5 rounds) 33.4 CPU s  recall 0.9990
+//
+// A forest alone falls far short of the 0.98 the issue asks (more trees were not tried: each
+// costs as much again, and NN-descent's first round gains more), exact search costs 2.7 times the CPU time of the defaults below (about 51 s
+// on two idle cores, beyond the issue's 20 s), and NN-descent reaches 0.999.
+// The defaults keep pynndescent's stopping rule (Delta 0.001) with fewer trees and candidates,
+// which at k = 90 cost more than the rounds they save. Renumbering the rows in a tree's leaf
+// order before the rounds (neighbours near in memory) cut two rounds from 30.7 to 25.0 CPU s.
+// With the defaults, go test ./neighbors -run XXX -bench 'ApproxKNNMNIST70000$' -benchtime 1x
+// -count 3 gave 293, 204 and 95 s wall (median 204 s, load average 16–21) and 40.1, 37.6 and
+// 34.1 CPU s (median 37.6 s: about 19 s on two otherwise idle cores), recall 0.9990 each time.
 package neighbors
 
 import (
