@@ -130,7 +130,11 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 		if x == nil {
 			return nil, dataset.Invalidf("%s: no data", who)
 		}
-		g, err = neighbors.KNN(ctx, x, gk, neighbors.Options{Workers: workers, Progress: e.Progress})
+		if e.ExactGraph {
+			g, err = neighbors.KNN(ctx, x, gk, neighbors.Options{Workers: workers, Progress: e.Progress})
+		} else {
+			g, err = neighbors.ApproxKNN(ctx, x, gk, neighbors.ApproxOptions{Seed: e.Seed, Workers: workers, Progress: e.Progress})
+		}
 		if err == nil {
 			mean, err = inputMean(ctx, x, e.Seed, workers)
 		}

@@ -109,6 +109,10 @@ type Embedder struct {
 	// search (its rows must match the data's).
 	GraphK int
 	Graph  *neighbors.Graph
+	// ExactGraph searches the exact k-NN graph (neighbors.KNN, blocked products) instead of
+	// NN-descent (neighbors.ApproxKNN, the default: recall ≥ 0.98 on MNIST, several times faster
+	// at 70,000 rows; see package neighbors).
+	ExactGraph bool
 	// PCADims: on the approximate path, rows with more features are first reduced to this many
 	// principal components, and neighbours are searched there (Rtsne's default, and what
 	// FIt-SNE's and openTSNE's authors advise): 0 means 50, negative keeps every feature.

@@ -13,6 +13,7 @@ import (
 
 	"lowdim/dataset"
 	"lowdim/modelio"
+	"lowdim/neighbors"
 	"lowdim/quality"
 )
 
@@ -234,5 +235,27 @@ func TestApproxDeterministicAcrossWorkers(t *testing.T) {
 		if !slices.Equal(got, ref) || !slices.Equal(gotT, refT) {
 			t.Errorf("GOMAXPROCS %d, %d workers: a different layout or placement from the same seed", c.procs, c.workers)
 		}
+	}
+}
+
+// A precomputed graph gives the bytes that the same graph searched gives.
+func TestGraphEqualsSearch(t *testing.T) {
+	d := dataset.Digits().Subset(seq(400))
+	g, err := neighbors.KNN(context.Background(), d.X, 60, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := Embedder{Variant: StudentT, Lambda: Lambda(1), Perplexity: 15, GraphK: 60, Path: PathApprox, Seed: 4, Iterations: 30, ExaggerationIterations: 30, PCADims: -1, ExactGraph: true}
+	a, err := e.Fit(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.Graph = g
+	b, err := e.Fit(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(a.Embedding(), b.Embedding()) {
+		t.Error("t-SNE from the precomputed graph differs from t-SNE with the graph searched")
 	}
 }

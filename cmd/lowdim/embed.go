@@ -15,6 +15,7 @@ import (
 	"lowdim/dataset"
 	"lowdim/linproj"
 	"lowdim/modelio"
+	"lowdim/neighbors"
 	"lowdim/nerv"
 	"lowdim/pe"
 	"lowdim/posterior"
@@ -58,6 +59,7 @@ type methodSettings struct {
 	theta      float64
 	graphK     int
 	pcaDims    int
+	graph      *neighbors.Graph
 	warn       func(string)
 	// pe
 	etaR, etaPhi float64
@@ -76,7 +78,7 @@ func (s methodSettings) nerv(v nerv.Variant, lambda *float64) nerv.Embedder {
 	e := nerv.Embedder{
 		Variant: v, Lambda: lambda, Perplexity: float64(s.neighbors), Dim: s.dim, Seed: s.seed,
 		Iterations: s.iterations, Distances: s.distances, Progress: s.progress, Warn: s.warn,
-		Path: s.path, Theta: s.theta, GraphK: s.graphK, PCADims: s.pcaDims,
+		Path: s.path, Theta: s.theta, GraphK: s.graphK, PCADims: s.pcaDims, Graph: s.graph,
 	}
 	if s.random {
 		e.Init = nerv.InitRandom
@@ -112,6 +114,8 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		exact     = fs.Bool("exact", false, fmt.Sprintf("nerv family: evaluate every pair, O(n²) (the default for tsne and tnerv up to n = %d, and for nerv, sne and snerv)", nerv.ApproxMin))
 		approx    = fs.Bool("approx", false, fmt.Sprintf("nerv family: sparse k-NN neighbourhoods and Barnes–Hut sums, O(n log n) (the default for tsne and tnerv above n = %d; for nerv and sne see the README: correct but not yet good at scale)", nerv.ApproxMin))
 		graphK    = fs.Int("graph-k", 0, "approximate path: nearest neighbours kept per row (default 3·neighbors, at most n−1)")
+		graphIdx  = fs.String("graph-index", "", "approximate path: a precomputed k-NN graph's neighbour indices, n rows of k 0-based row numbers (CSV or whitespace; umap's leading self column is dropped); needs -graph-dist")
+		graphDist = fs.String("graph-dist", "", "the Euclidean distances of -graph-index, n rows of k")
 		pcaDims   = fs.Int("pca-dims", 0, fmt.Sprintf("approximate path: search neighbours among this many principal components of rows with more features (default %d; -1 keeps every feature)", nerv.DefaultPCADims))
 		theta     = fs.Float64("theta", nerv.DefaultTheta, "Barnes–Hut opening angle θ of the approximate path: smaller is more accurate and slower, 0 sums every pair")
 		initFlag  = fs.String("init", "pca", "starting layout of the nerv family: pca (classical MDS for -distances) or random (unit square, from -seed)")
@@ -146,7 +150,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if *distances != "" && (*method != "cmds" && !nervFamily[*method] || *method == "snerv") {
 		return usagef("-distances: -method %s does not embed a distance matrix (cmds, nerv, sne, tnerv and tsne do)", *method)
 	}
-	for _, name := range []string{"lambda", "iterations", "init", "exact", "approx", "theta", "graph-k", "pca-dims"} {
+	for _, name := range []string{"lambda", "iterations", "init", "exact", "approx", "theta", "graph-k", "pca-dims", "graph-index", "graph-dist"} {
 		if set[name] && !nervFamily[*method] {
 			return usagef("-%s: only the nerv family (nerv, sne, tnerv, tsne, snerv) takes it, found -method %s", name, *method)
 		}
@@ -188,6 +192,18 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	if *pcaDims < -1 {
 		return usagef("-pca-dims: expected a number of components, 0 for the default or -1 for none, found %d", *pcaDims)
 	}
+	if (*graphIdx == "") != (*graphDist == "") {
+		return usagef("-graph-index and -graph-dist: give both files of the precomputed graph")
+	}
+	graph, err := readGraph(*graphIdx, *graphDist)
+	if err != nil {
+		return err
+	}
+	if graph != nil {
+		if *method == "snerv" || *distances != "" || *exact {
+			return usagef("-graph-index: a precomputed graph feeds the approximate path of nerv, sne, tnerv and tsne, not -method snerv, -distances or -exact")
+		}
+	}
 	th := *theta
 	if th == 0 {
 		th = -1 // the library's "every pair"
@@ -197,7 +213,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	}
 	settings := methodSettings{
 		dim: *dim, seed: *seed, lambda: *lambda, neighbors: *neighbors, iterations: *iters, random: *initFlag == "random",
-		path: path, theta: th, graphK: *graphK, pcaDims: *pcaDims,
+		path: path, theta: th, graphK: *graphK, pcaDims: *pcaDims, graph: graph,
 		warn: func(msg string) { fmt.Fprintln(e.stderr, "lowdim: warning:", msg) },
 		etaR: pf.etaR, etaPhi: pf.etaPhi, normalize: pf.normalize,
 		hope: hf, epochLog: e.stderr,
@@ -357,4 +373,12 @@ func embedDistances(ctx context.Context, e *env, in *inputFlags, path, inputPath
 		return nil, nil, err
 	}
 	return d, m, nil
+}
+
+// readGraph reads a precomputed k-NN graph, or returns nil when no files are named.
+func readGraph(idx, dist string) (*neighbors.Graph, error) {
+	if idx == "" {
+		return nil, nil
+	}
+	return neighbors.ReadGraph(idx, dist)
 }

@@ -2,7 +2,11 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"os"
 	"path/filepath"
+	"sort"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -108,4 +112,138 @@ func TestNeRVDuplicateRowsWarn(t *testing.T) {
 	if !strings.Contains(stderr, "distance 0") {
 		t.Errorf("no duplicate warning in %q", stderr)
 	}
+}
+
+// graphFiles writes the exact k-NN graph of the rows of a smallSet-style CSV at path as umap saves
+// one: each row's own index (distance 0) first, then its k nearest.
+func graphFiles(t *testing.T, dir string, pts [][]float64, k int) (string, string) {
+	t.Helper()
+	var bi, bd strings.Builder
+	for i, p := range pts {
+		type nb struct {
+			j int
+			d float64
+		}
+		var all []nb
+		for j, q := range pts {
+			if j != i {
+				var s float64
+				for c := range p {
+					s += (p[c] - q[c]) * (p[c] - q[c])
+				}
+				all = append(all, nb{j, math.Sqrt(s)})
+			}
+		}
+		sort.Slice(all, func(a, b int) bool { return all[a].d < all[b].d || all[a].d == all[b].d && all[a].j < all[b].j })
+		fmt.Fprintf(&bi, "%d", i)
+		fmt.Fprintf(&bd, "0")
+		for _, v := range all[:k] {
+			fmt.Fprintf(&bi, ",%d", v.j)
+			fmt.Fprintf(&bd, ",%s", strconv.FormatFloat(v.d, 'g', -1, 64))
+		}
+		bi.WriteString("\n")
+		bd.WriteString("\n")
+	}
+	ip, dp := filepath.Join(dir, "idx.csv"), filepath.Join(dir, "dist.csv")
+	writeFile(t, ip, bi.String())
+	writeFile(t, dp, bd.String())
+	return ip, dp
+}
+
+// The approximate path from the command line: t-SNE from a precomputed graph (umap's layout of
+// the files), a t-NeRV map saved and placing new rows, and bad graph files or settings exiting 2
+// with the file, line and column.
+func TestApproxPathCLI(t *testing.T) {
+	dir := t.TempDir()
+	const n = 200
+	in := smallSet(t, dir, n)
+	_, rows := readCSV(t, readFileT(t, in))
+	pts := make([][]float64, n)
+	for i, r := range rows {
+		for _, v := range r[:3] {
+			f, _ := strconv.ParseFloat(v, 64)
+			pts[i] = append(pts[i], f)
+		}
+	}
+	ip, dp := graphFiles(t, dir, pts, 24)
+	base := []string{"embed", "-method", "tsne", "-approx", "-neighbors", "8", "-iterations", "40", "-seed", "2"}
+	fromGraph, stderr, status := runCLI(t, "", append(base, "-graph-index", ip, "-graph-dist", dp, in)...)
+	if status != 0 {
+		t.Fatalf("from the graph: status %d: %s", status, stderr)
+	}
+	searched, stderr, status := runCLI(t, "", append(base, "-graph-k", "24", in)...)
+	if status != 0 {
+		t.Fatalf("searched: status %d: %s", status, stderr)
+	}
+	// The file holds Euclidean distances, squared again on reading: the σ_i differ from the searched
+	// graph's in the last bits, and 80 iterations of t-SNE amplify that, so the two layouts are
+	// compared by shape only (nerv's TestGraphEqualsSearch compares bytes for the same graph).
+	again, _, _ := runCLI(t, "", append(base, "-graph-index", ip, "-graph-dist", dp, in)...)
+	if again != fromGraph {
+		t.Error("the same graph and seed gave different bytes")
+	}
+	for _, out := range []string{fromGraph, searched} {
+		if h, r := readCSV(t, out); strings.Join(h, ",") != "x,y,label" || len(r) != n {
+			t.Errorf("wrote %v and %d rows", h, len(r))
+		}
+	}
+	model := filepath.Join(dir, "map.lowdim")
+	if _, stderr, status := runCLI(t, "", "embed", "-method", "tnerv", "-approx", "-neighbors", "8", "-iterations", "40", "-model", model, "-o", filepath.Join(dir, "y.csv"), in); status != 0 {
+		t.Fatalf("tnerv -model: status %d: %s", status, stderr)
+	}
+	placed, stderr, status := runCLI(t, "", "transform", "-model", model, in)
+	if status != 0 {
+		t.Fatalf("transform: status %d: %s", status, stderr)
+	}
+	if h, r := readCSV(t, placed); strings.Join(h, ",") != "x,y,label" || len(r) != n {
+		t.Errorf("transform wrote %v and %d rows", h, len(r))
+	}
+	if _, stderr, status := runCLI(t, "", "embed", "-method", "tsne", "-exact", "-model", model, in); status != 2 || !strings.Contains(stderr, "cannot place new rows") {
+		t.Errorf("an exact t-SNE saved as a model: status %d, %q", status, stderr)
+	}
+	// Bad graphs: NaN distance, an index out of range, rows that do not match the data.
+	nanD := filepath.Join(dir, "nan.csv")
+	lines := strings.SplitAfter(readFileT(t, dp), "\n")
+	f := strings.Split(lines[3], ",")
+	f[2] = "NaN"
+	lines[3] = strings.Join(f, ",")
+	writeFile(t, nanD, strings.Join(lines, ""))
+	outOfRange := filepath.Join(dir, "oor.csv")
+	ilines := strings.SplitAfter(readFileT(t, ip), "\n")
+	g := strings.Split(ilines[5], ",")
+	g[1] = "9999"
+	ilines[5] = strings.Join(g, ",")
+	writeFile(t, outOfRange, strings.Join(ilines, ""))
+	short := filepath.Join(dir, "short.csv")
+	writeFile(t, short, strings.Join(strings.SplitAfter(readFileT(t, ip), "\n")[:50], ""))
+	for _, c := range []struct {
+		name     string
+		idx, dst string
+		want     string
+	}{
+		{"NaN distance", ip, nanD, "nan.csv:4:"},
+		{"index out of range", outOfRange, dp, "oor.csv:6:"},
+		{"rows do not match", short, dp, "short.csv"},
+	} {
+		out := filepath.Join(dir, "bad-out.csv")
+		_, stderr, status := runCLI(t, "", append(base, "-graph-index", c.idx, "-graph-dist", c.dst, "-o", out, in)...)
+		if status != 2 || !strings.Contains(stderr, c.want) {
+			t.Errorf("%s: status %d, stderr %q; want 2 and %q", c.name, status, stderr, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: an output was written", c.name)
+		}
+	}
+	if _, stderr, status := runCLI(t, "", append(base, "-neighbors", "150", "-graph-k", "100", in)...); status != 2 || !strings.Contains(stderr, "neighbours") {
+		t.Errorf("k_eff ≥ graph k: status %d, %q", status, stderr)
+	}
+}
+
+func readFileT(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
