@@ -183,8 +183,8 @@ func TestApproxKNNFullGraph(t *testing.T) {
 // On the first 20,000 MNIST digits (PCA-50, k = 90, as nerv's approximate t-SNE path searches)
 // the recall against the exact lists of every 10th row must reach the 0.98.
 func TestApproxKNNMNIST(t *testing.T) {
-	if testing.Short() {
-		t.Skip("MNIST 20,000 rows: skipped under -short")
+	if testing.Short() || raceEnabled {
+		t.Skip("MNIST 20,000 rows: skipped under -short and the race detector (.ci/run runs it without)")
 	}
 	x := mnistPCA50(t, 20000)
 	exact, rows := sampleExact(x, 90, 10)
