@@ -17,7 +17,8 @@
 //     takes the first row as a header when one of its fields is text in a column that is numeric
 //     in the next rows. With Header "auto" a CSV whose first line is "n,H,class0,class1,…" followed
 //     by rows of H numbers and a class index is recognised as scikit-learn's layout: the first line
-//     gives the class names and the row count, which is checked.
+//     gives the class names and the row count, which is checked. The class names must be text: a
+//     first row whose fields are all numbers is always data, and labels read back as written.
 //   - arff: Weka ARFF, keywords in any case, quoted names and values ('build wind float'),
 //     "%" comments, CRLF, ", " separators, sparse rows "{i v, …}" and instance weights. Numeric,
 //     real and integer attributes give one column each. A nominal attribute with k values gives k
