@@ -41,8 +41,54 @@ type Options struct {
 	// MinDocFreq, for "labeltext" and "mtx", keeps only terms that occur in at least this many
 	// documents; 0 keeps every term.
 	MinDocFreq int
+	// MaxMatrixBytes bounds the float64 matrix a reader builds when the matrix can outgrow the
+	// input's bytes: "labeltext" word counts (documents × vocabulary), Matrix Market
+	// (the header's rows × columns, whatever the number of entries) and ARFF (sparse rows and
+	// one-hot nominal columns). Every other format stores at most 8 bytes per input byte, so a
+	// hostile header cannot take memory its file does not back. 0 means
+	// DefaultMaxMatrixBytes.
+	MaxMatrixBytes int64
 	// Warn receives warnings (duplicate rows, skipped string attributes); nil discards them.
 	Warn func(msg string)
+}
+
+// DefaultMaxMatrixBytes is the matrix budget of Options.MaxMatrixBytes = 0: 2 GiB, over twice
+// the largest staged set built this way (Reuters R8 train with every term, 877 MB).
+const DefaultMaxMatrixBytes = 2 << 30
+
+// matrixBudget returns the budget in float64 entries.
+func (o *Options) matrixBudget() int {
+	b := o.MaxMatrixBytes
+	if b <= 0 {
+		b = DefaultMaxMatrixBytes
+	}
+	return int(min(b/8, int64(maxInt)))
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// fitsBudget reports whether an n×h float64 matrix fits the budget; it never overflows.
+func (o *Options) fitsBudget(n, h int) bool {
+	return n >= 0 && h >= 0 && (h == 0 || n <= o.matrixBudget()/h)
+}
+
+// budgetError is the refusal of an n×h matrix over the budget; what names its rows and columns
+// ("documents × words") and hint says how to make it smaller.
+func (o *Options) budgetError(name string, line, n, h int, what, hint string) error {
+	return &ParseError{File: name, Line: line,
+		Expected: fmt.Sprintf("a matrix of at most %s (Options.MaxMatrixBytes; %s)", byteSize(float64(o.matrixBudget())*8), hint),
+		Found:    fmt.Sprintf("%d×%d %s = %s", n, h, what, byteSize(float64(n)*float64(h)*8))}
+}
+
+// byteSize formats b bytes in binary units.
+func byteSize(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.0f bytes", b)
 }
 
 func (o *Options) warnf(format string, args ...any) {
