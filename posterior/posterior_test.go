@@ -347,13 +347,27 @@ func FuzzDecodeMixture(f *testing.F) {
 		if g*h*k > 1<<12 {
 			return
 		}
+		// Three probes: the origin, the first centre, and a point whose squared distance to
+		// every centre overflows. Each posterior row must be finite, in [0, 1] and sum to 1.
+		x := mat.NewDense(3, h, nil)
+		for j := range h {
+			x.Set(1, j, mm.Centers.At(0, j))
+			x.Set(2, j, 1e300)
+		}
 		var post mat.Dense
-		if err := mm.Posteriors(&post, mat.NewDense(1, h, nil)); err != nil {
+		if err := mm.Posteriors(&post, x); err != nil {
 			t.Fatal(err)
 		}
-		for _, v := range post.RawRowView(0) {
-			if math.IsNaN(v) {
-				t.Fatalf("posterior %v", post.RawRowView(0))
+		for i := range 3 {
+			row, sum := post.RawRowView(i), 0.0
+			for _, v := range row {
+				if !(v >= 0 && v <= 1+1e-12) {
+					t.Fatalf("probe %d: posterior %v", i, row)
+				}
+				sum += v
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				t.Fatalf("probe %d: posteriors %v sum to %v", i, row, sum)
 			}
 		}
 	}, p, p2)
