@@ -177,7 +177,7 @@ func Read(r io.Reader, name string, opt Options) (*Set, error) {
 	if err := opt.check(name); err != nil {
 		return nil, err
 	}
-	br, err := decompress(r)
+	br, err := decompress(r, name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -227,7 +227,7 @@ func openFile(path string) (*bufio.Reader, *os.File, error) {
 		}
 		return nil, nil, err
 	}
-	r, err := decompress(f)
+	r, err := decompress(f, path)
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -235,7 +235,7 @@ func openFile(path string) (*bufio.Reader, *os.File, error) {
 	return r, f, nil
 }
 
-func decompress(r io.Reader) (*bufio.Reader, error) {
+func decompress(r io.Reader, name string) (*bufio.Reader, error) {
 	br := bufio.NewReaderSize(r, bufSize)
 	magic, _ := br.Peek(2)
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -243,18 +243,21 @@ func decompress(r io.Reader) (*bufio.Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: bad gzip header: %v", ErrInvalid, err)
 		}
-		return bufio.NewReaderSize(&gzipErrReader{zr}, bufSize), nil
+		return bufio.NewReaderSize(&gzipErrReader{zr, name}, bufSize), nil
 	}
 	return br, nil
 }
 
-// gzipErrReader marks corrupt gzip streams as invalid input.
-type gzipErrReader struct{ r io.Reader }
+// gzipErrReader marks corrupt gzip streams as invalid input in the named file.
+type gzipErrReader struct {
+	r    io.Reader
+	name string
+}
 
 func (g *gzipErrReader) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("%w: gzip: %v", ErrInvalid, err)
+		err = &ParseError{File: g.name, Expected: "a whole gzip stream", Found: err.Error(), Err: err}
 	}
 	return n, err
 }
