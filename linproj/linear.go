@@ -144,7 +144,14 @@ func decodeLinear(version uint16, p []byte) (any, error) {
 			return nil, dataset.Invalidf("linproj payload: positions are %d×%d, want %d×%d", r, c, len(rec), dim)
 		}
 	}
-	for _, s := range [][]float64{lm.Mean, lm.Scale, lm.Projection.RawMatrix().Data, lm.embedding.RawMatrix().Data} {
+	finite := [][]float64{lm.Mean, lm.Scale, lm.Projection.RawMatrix().Data, lm.embedding.RawMatrix().Data}
+	switch {
+	case len(rec) == 0 && lm.Positions != nil:
+		return nil, dataset.Invalidf("linproj payload: control positions without control records")
+	case lm.Positions != nil:
+		finite = append(finite, lm.Positions.RawMatrix().Data)
+	}
+	for _, s := range finite {
 		if !allFinite(s) {
 			return nil, dataset.Invalidf("linproj payload: a non-finite number")
 		}
