@@ -77,7 +77,7 @@ func (o *Options) fitsBudget(n, h int) bool {
 func (o *Options) budgetError(name string, line, n, h int, what, hint string) error {
 	return &ParseError{File: name, Line: line,
 		Expected: fmt.Sprintf("a matrix of at most %s (Options.MaxMatrixBytes; %s)", byteSize(float64(o.matrixBudget())*8), hint),
-		Found:    fmt.Sprintf("%d×%d %s = %s", n, h, what, byteSize(float64(n)*float64(h)*8))}
+		Found:    fmt.Sprintf("%d×%d %s = %.0f bytes (%s)", n, h, what, float64(n)*float64(h)*8, byteSize(float64(n)*float64(h)*8))}
 }
 
 // byteSize formats b bytes in binary units.
