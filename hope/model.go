@@ -36,7 +36,7 @@ type Model struct {
 	// History has one entry per finished epoch.
 	History []Epoch
 	// ValidError is the validation 5-NN error of the kept parameters (NaN without validation).
-	ValidError float64
+	ValidError float64 `modelio:"nonfinite"`
 
 	sh    shape
 	theta []float64 // C, W, B, P share this storage

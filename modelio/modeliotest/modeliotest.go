@@ -52,7 +52,8 @@ func FuzzPayload(f *testing.F, decode modelio.DecodeFunc, version uint16, check 
 // Finite walks m (pointers, structs — exported and unexported fields, so the data of a
 // *mat.Dense too —, slices, arrays, maps and interfaces) and reports the first float that is
 // NaN or ±Inf, with its path. A decoder that lets one through hands a later computation a
-// value no fit produces.
+// value no fit produces. A struct field tagged `modelio:"nonfinite"` is skipped: it records a
+// measurement that may be NaN by design (hope's validation error without a validation set).
 func Finite(m any) (path string, v float64, ok bool) {
 	return finite(reflect.ValueOf(m), "model", map[uintptr]bool{})
 }
@@ -75,6 +76,9 @@ func finite(v reflect.Value, path string, seen map[uintptr]bool) (string, float6
 		}
 	case reflect.Struct:
 		for i := range v.NumField() {
+			if v.Type().Field(i).Tag.Get("modelio") == "nonfinite" {
+				continue
+			}
 			if p, f, ok := finite(v.Field(i), path+"."+v.Type().Field(i).Name, seen); !ok {
 				return p, f, false
 			}
