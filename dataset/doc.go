@@ -48,6 +48,18 @@
 // Matrices are dense float64: bbc (2225×9635) takes 171 MB, Reuters R8 train with every term
 // (5485×19983) 877 MB; Options.MinDocFreq trims rare terms for labeltext and mtx.
 //
+// # Memory
+//
+// No reader allocates from a size its input declares before the bytes that back it have
+// arrived: values are appended as they are parsed (IDX reads its data before converting it),
+// so a header that promises more than the file holds costs only the error. Where the matrix
+// can legitimately outgrow the input — labeltext counts (documents × vocabulary), Matrix
+// Market (the header's rows × columns, however few entries follow) and ARFF sparse or one-hot
+// rows — it is checked against Options.MaxMatrixBytes (default 2 GiB) before it is made or
+// while it grows, and refused as "expected a matrix of at most …, found N×H … = B bytes".
+// The fuzz targets (fuzz_test.go, fuzz_formats_test.go; scripts/fuzz.sh runs them all) hold
+// every reader to 2 MiB plus 256 bytes per input byte.
+//
 // # Conventions
 //
 // Columns are numbered from 1 by field, not by byte, in Options.Label, Options.Drop and in
