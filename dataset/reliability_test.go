@@ -44,6 +44,7 @@ func TestReliabilityLabelText80GB(t *testing.T) {
 	var err error
 	got := allocated(func() { _, err = Read(bytes.NewReader(b.Bytes()), "big.txt", Options{Format: "labeltext"}) })
 	wantParseError(t, err, "big.txt", "100000×100000 documents × words = 80000000000 bytes (74.5 GiB)")
+	t.Logf("%d-byte file refused after allocating %.1f MB", b.Len(), float64(got)/1e6)
 	if got > 128<<20 {
 		t.Errorf("refusing a %d-byte file allocated %d MB (limit 128 MB)", b.Len(), got>>20)
 	}
@@ -63,6 +64,7 @@ func TestReliabilityMTXHeader16384(t *testing.T) {
 		var err error
 		got := allocated(func() { _, err = Read(strings.NewReader(c.text), "big.mtx", Options{}) })
 		wantParseError(t, err, "big.mtx", c.want)
+		t.Logf("%q: %d bytes allocated", c.text, got)
 		if got > 1<<20 {
 			t.Errorf("%q: allocated %d bytes before failing (limit 1 MiB)", c.text, got)
 		}
