@@ -7,9 +7,9 @@
 # A failing input is written by go test to PKG/testdata/fuzz/TARGET/ — commit it: it then runs
 # as a regression case in every plain `go test`. Logs go to $FUZZ_LOGS (default a temporary
 # directory). The script prints one line per target and the total fuzz time, and exits 1 if any
-# target failed. FUZZ_MATCH (a regexp, default ^Fuzz) picks targets by name. FUZZ_MINIMIZE (default 10s) caps each minimization of a new corpus entry: at
-# go's default of 60s a slow target (labelled text, ~1,000 inputs/s) spent most of its time
-# minimizing instead of fuzzing.
+# target failed. FUZZ_MATCH (a regexp, default ^Fuzz) picks targets by name. FUZZ_MINIMIZE
+# (default 10s) caps each minimization of a new corpus entry: at go's default of 60s a slow
+# target (labelled text, ~1,000 inputs/s) spent most of its time minimizing instead of fuzzing.
 set -uo pipefail
 
 dur=${1:-10m}
