@@ -211,7 +211,7 @@ func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error)
 	case "labeltext":
 		return readLabelText(r, name, opt)
 	}
-	return nil, fmt.Errorf("%w: %s: unknown format %q (known: %s)", ErrInvalid, name, format, strings.Join(Formats, ", "))
+	return nil, unknownFormat(name, format)
 }
 
 const bufSize = 1 << 16
@@ -271,7 +271,7 @@ func detect(r *bufio.Reader, name, format string) (string, error) {
 				return f, nil
 			}
 		}
-		return "", fmt.Errorf("%w: %s: unknown format %q (known: %s)", ErrInvalid, name, format, strings.Join(Formats, ", "))
+		return "", unknownFormat(name, format)
 	}
 	if f := formatByName(name); f != "" {
 		return f, nil
@@ -283,7 +283,16 @@ func detect(r *bufio.Reader, name, format string) (string, error) {
 	if len(bytes.TrimSpace(head)) == 0 {
 		return "", &ParseError{File: name, Expected: "at least one data row", Found: "empty input"}
 	}
-	return "", fmt.Errorf("%w: %s: unknown format (not CSV, TSV, whitespace table, ARFF, IDX, SOM_PAK, Matrix Market or label<TAB>text; set Format)", ErrInvalid, name)
+	first := bytes.TrimSpace(head)
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	return "", &ParseError{File: name, Expected: "CSV, TSV, a white-space table, ARFF, IDX, SOM_PAK, Matrix Market or label<TAB>text (or set the format)", Found: quote(first)}
+}
+
+// unknownFormat is the error of an Options.Format that names no format.
+func unknownFormat(name, format string) error {
+	return &ParseError{File: name, Err: fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(Formats, ", "))}
 }
 
 func formatByName(name string) string {
@@ -314,22 +323,19 @@ func sniff(head []byte) string {
 	if bytes.HasPrefix(head, []byte("%%MatrixMarket")) {
 		return "mtx"
 	}
-	var lines [][]byte
-	for rest := head; len(rest) > 0 && len(lines) < 8; {
+	var first [][]byte // the first 8 non-blank lines (blank lines before data are skipped by every reader)
+	for rest := head; len(rest) > 0 && len(first) < 8; {
 		i := bytes.IndexByte(rest, '\n')
+		l := rest
 		if i < 0 {
-			if len(head) < bufSize { // the whole input is here, the last line is complete
-				lines = append(lines, rest)
+			if len(head) == bufSize { // the line goes on past what was peeked
+				break
 			}
-			break
+			rest = nil // the whole input is here, the last line is complete
+		} else {
+			l, rest = rest[:i], rest[i+1:]
 		}
-		lines = append(lines, rest[:i])
-		rest = rest[i+1:]
-	}
-	var first [][]byte // non-blank lines
-	for _, l := range lines {
-		l = bytes.TrimRight(l, "\r")
-		if len(bytes.TrimSpace(l)) > 0 {
+		if l = bytes.TrimRight(l, "\r"); len(bytes.TrimSpace(l)) > 0 {
 			first = append(first, l)
 		}
 	}

@@ -149,3 +149,13 @@ func TestReliabilityGzipAndDistances(t *testing.T) {
 		t.Errorf("distance 1e200: %v", err)
 	}
 }
+
+// TestReliabilityDetectAfterBlankLines: detection looked at the first 8 lines, blank or not, so
+// eight blank lines before "0" made an input no reader was tried on (FuzzReadPosteriors find);
+// it now sniffs the first 8 non-blank lines.
+func TestReliabilityDetectAfterBlankLines(t *testing.T) {
+	s, err := Read(strings.NewReader("\n\n\n\n\n\n\n\n0\n"), "blank", Options{})
+	if err != nil || s.Len() != 1 || s.Dim() != 1 {
+		t.Fatalf("%v %v", s, err)
+	}
+}
