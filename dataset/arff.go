@@ -356,6 +356,11 @@ func readARFF(r *bufio.Reader, name string, opt Options) (*Set, error) {
 				row[a.col+k] = 1
 			}
 		}
+		// A sparse row "{}" or a value of a nominal attribute with many values is a whole row
+		// of float64s from a few bytes, so the matrix is held to the budget as it grows.
+		if !opt.fitsBudget(b.n+1, b.h) {
+			return nil, opt.budgetError(name, lr.line, b.n+1, b.h, "rows × columns", "Options.Drop leaves attributes out")
+		}
 		b.data = append(b.data, row...)
 		b.n++
 	}

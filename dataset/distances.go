@@ -6,12 +6,15 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
+// maxDistance is the largest distance whose square is finite: √MaxFloat64 ≈ 1.34e154.
+var maxDistance = math.Sqrt(math.MaxFloat64)
+
 // SquaredDistances checks a given n×n dissimilarity matrix d and returns its entries squared, as a
 // row-major n·n slice. who names the caller in error messages ("cmds", "nerv").
 //
-// d must be square with n ≥ 2, finite, non-negative, with a zero diagonal and symmetric; "zero"
-// and "symmetric" allow rounding of 1e-9 times the largest entry (asymmetric pairs within it are
-// averaged). Anything else is an error wrapping ErrInvalid that names the offending entry
+// d must be square with n ≥ 2, finite, non-negative, at most √MaxFloat64 (so that the squares
+// are finite), with a zero diagonal and symmetric; "zero" and "symmetric" allow rounding of 1e-9
+// times the largest entry (asymmetric pairs within it are averaged). Anything else is an error wrapping ErrInvalid that names the offending entry
 // (1-based row and column).
 func SquaredDistances(who string, d mat.Matrix) (sq []float64, n int, err error) {
 	if d == nil {
@@ -34,6 +37,8 @@ func SquaredDistances(who string, d mat.Matrix) (sq []float64, n int, err error)
 				return nil, 0, Invalidf("%s: distance (%d,%d) is %v", who, i+1, j+1, v)
 			case v < 0:
 				return nil, 0, Invalidf("%s: distance (%d,%d) = %g is negative", who, i+1, j+1, v)
+			case v > maxDistance:
+				return nil, 0, Invalidf("%s: distance (%d,%d) = %g: its square overflows float64 (limit %.3g; divide the matrix by a constant)", who, i+1, j+1, v, maxDistance)
 			}
 			maxd = math.Max(maxd, v)
 		}

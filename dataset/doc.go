@@ -17,7 +17,8 @@
 //     takes the first row as a header when one of its fields is text in a column that is numeric
 //     in the next rows. With Header "auto" a CSV whose first line is "n,H,class0,class1,…" followed
 //     by rows of H numbers and a class index is recognised as scikit-learn's layout: the first line
-//     gives the class names and the row count, which is checked.
+//     gives the class names and the row count, which is checked. The class names must be text: a
+//     first row whose fields are all numbers is always data, and labels read back as written.
 //   - arff: Weka ARFF, keywords in any case, quoted names and values ('build wind float'),
 //     "%" comments, CRLF, ", " separators, sparse rows "{i v, …}" and instance weights. Numeric,
 //     real and integer attributes give one column each. A nominal attribute with k values gives k
@@ -46,6 +47,18 @@
 //
 // Matrices are dense float64: bbc (2225×9635) takes 171 MB, Reuters R8 train with every term
 // (5485×19983) 877 MB; Options.MinDocFreq trims rare terms for labeltext and mtx.
+//
+// # Memory
+//
+// No reader allocates from a size its input declares before the bytes that back it have
+// arrived: values are appended as they are parsed (IDX reads its data before converting it),
+// so a header that promises more than the file holds costs only the error. Where the matrix
+// can legitimately outgrow the input — labeltext counts (documents × vocabulary), Matrix
+// Market (the header's rows × columns, however few entries follow) and ARFF sparse or one-hot
+// rows — it is checked against Options.MaxMatrixBytes (default 2 GiB) before it is made or
+// while it grows, and refused as "expected a matrix of at most …, found N×H … = B bytes".
+// The fuzz targets (fuzz_test.go, fuzz_formats_test.go; scripts/fuzz.sh runs them all) hold
+// every reader to 2 MiB plus 256 bytes per input byte.
 //
 // # Conventions
 //

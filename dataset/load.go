@@ -41,8 +41,54 @@ type Options struct {
 	// MinDocFreq, for "labeltext" and "mtx", keeps only terms that occur in at least this many
 	// documents; 0 keeps every term.
 	MinDocFreq int
+	// MaxMatrixBytes bounds the float64 matrix a reader builds when the matrix can outgrow the
+	// input's bytes: "labeltext" word counts (documents × vocabulary), Matrix Market
+	// (the header's rows × columns, whatever the number of entries) and ARFF (sparse rows and
+	// one-hot nominal columns). Every other format stores at most 8 bytes per input byte, so a
+	// hostile header cannot take memory its file does not back. 0 means
+	// DefaultMaxMatrixBytes.
+	MaxMatrixBytes int64
 	// Warn receives warnings (duplicate rows, skipped string attributes); nil discards them.
 	Warn func(msg string)
+}
+
+// DefaultMaxMatrixBytes is the matrix budget of Options.MaxMatrixBytes = 0: 2 GiB, over twice
+// the largest staged set built this way (Reuters R8 train with every term, 877 MB).
+const DefaultMaxMatrixBytes = 2 << 30
+
+// matrixBudget returns the budget in float64 entries.
+func (o *Options) matrixBudget() int {
+	b := o.MaxMatrixBytes
+	if b <= 0 {
+		b = DefaultMaxMatrixBytes
+	}
+	return int(min(b/8, int64(maxInt)))
+}
+
+const maxInt = int(^uint(0) >> 1)
+
+// fitsBudget reports whether an n×h float64 matrix fits the budget; it never overflows.
+func (o *Options) fitsBudget(n, h int) bool {
+	return n >= 0 && h >= 0 && (h == 0 || n <= o.matrixBudget()/h)
+}
+
+// budgetError is the refusal of an n×h matrix over the budget; what names its rows and columns
+// ("documents × words") and hint says how to make it smaller.
+func (o *Options) budgetError(name string, line, n, h int, what, hint string) error {
+	return &ParseError{File: name, Line: line,
+		Expected: fmt.Sprintf("a matrix of at most %s (Options.MaxMatrixBytes; %s)", byteSize(float64(o.matrixBudget())*8), hint),
+		Found:    fmt.Sprintf("%d×%d %s = %.0f bytes (%s)", n, h, what, float64(n)*float64(h)*8, byteSize(float64(n)*float64(h)*8))}
+}
+
+// byteSize formats b bytes in binary units.
+func byteSize(b float64) string {
+	switch {
+	case b >= 1<<30:
+		return fmt.Sprintf("%.1f GiB", b/(1<<30))
+	case b >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", b/(1<<20))
+	}
+	return fmt.Sprintf("%.0f bytes", b)
 }
 
 func (o *Options) warnf(format string, args ...any) {
@@ -131,7 +177,7 @@ func Read(r io.Reader, name string, opt Options) (*Set, error) {
 	if err := opt.check(name); err != nil {
 		return nil, err
 	}
-	br, err := decompress(r)
+	br, err := decompress(r, name)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -165,7 +211,7 @@ func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error)
 	case "labeltext":
 		return readLabelText(r, name, opt)
 	}
-	return nil, fmt.Errorf("%w: %s: unknown format %q (known: %s)", ErrInvalid, name, format, strings.Join(Formats, ", "))
+	return nil, unknownFormat(name, format)
 }
 
 const bufSize = 1 << 16
@@ -181,7 +227,7 @@ func openFile(path string) (*bufio.Reader, *os.File, error) {
 		}
 		return nil, nil, err
 	}
-	r, err := decompress(f)
+	r, err := decompress(f, path)
 	if err != nil {
 		f.Close()
 		return nil, nil, fmt.Errorf("%s: %w", path, err)
@@ -189,7 +235,7 @@ func openFile(path string) (*bufio.Reader, *os.File, error) {
 	return r, f, nil
 }
 
-func decompress(r io.Reader) (*bufio.Reader, error) {
+func decompress(r io.Reader, name string) (*bufio.Reader, error) {
 	br := bufio.NewReaderSize(r, bufSize)
 	magic, _ := br.Peek(2)
 	if len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
@@ -197,18 +243,21 @@ func decompress(r io.Reader) (*bufio.Reader, error) {
 		if err != nil {
 			return nil, fmt.Errorf("%w: bad gzip header: %v", ErrInvalid, err)
 		}
-		return bufio.NewReaderSize(&gzipErrReader{zr}, bufSize), nil
+		return bufio.NewReaderSize(&gzipErrReader{zr, name}, bufSize), nil
 	}
 	return br, nil
 }
 
-// gzipErrReader marks corrupt gzip streams as invalid input.
-type gzipErrReader struct{ r io.Reader }
+// gzipErrReader marks corrupt gzip streams as invalid input in the named file.
+type gzipErrReader struct {
+	r    io.Reader
+	name string
+}
 
 func (g *gzipErrReader) Read(p []byte) (int, error) {
 	n, err := g.r.Read(p)
 	if err != nil && err != io.EOF {
-		err = fmt.Errorf("%w: gzip: %v", ErrInvalid, err)
+		err = &ParseError{File: g.name, Expected: "a whole gzip stream", Found: err.Error(), Err: err}
 	}
 	return n, err
 }
@@ -222,7 +271,7 @@ func detect(r *bufio.Reader, name, format string) (string, error) {
 				return f, nil
 			}
 		}
-		return "", fmt.Errorf("%w: %s: unknown format %q (known: %s)", ErrInvalid, name, format, strings.Join(Formats, ", "))
+		return "", unknownFormat(name, format)
 	}
 	if f := formatByName(name); f != "" {
 		return f, nil
@@ -234,7 +283,16 @@ func detect(r *bufio.Reader, name, format string) (string, error) {
 	if len(bytes.TrimSpace(head)) == 0 {
 		return "", &ParseError{File: name, Expected: "at least one data row", Found: "empty input"}
 	}
-	return "", fmt.Errorf("%w: %s: unknown format (not CSV, TSV, whitespace table, ARFF, IDX, SOM_PAK, Matrix Market or label<TAB>text; set Format)", ErrInvalid, name)
+	first := bytes.TrimSpace(head)
+	if i := bytes.IndexByte(first, '\n'); i >= 0 {
+		first = first[:i]
+	}
+	return "", &ParseError{File: name, Expected: "CSV, TSV, a white-space table, ARFF, IDX, SOM_PAK, Matrix Market or label<TAB>text (or set the format)", Found: quote(first)}
+}
+
+// unknownFormat is the error of an Options.Format that names no format.
+func unknownFormat(name, format string) error {
+	return &ParseError{File: name, Err: fmt.Errorf("unknown format %q (known: %s)", format, strings.Join(Formats, ", "))}
 }
 
 func formatByName(name string) string {
@@ -265,22 +323,19 @@ func sniff(head []byte) string {
 	if bytes.HasPrefix(head, []byte("%%MatrixMarket")) {
 		return "mtx"
 	}
-	var lines [][]byte
-	for rest := head; len(rest) > 0 && len(lines) < 8; {
+	var first [][]byte // the first 8 non-blank lines (blank lines before data are skipped by every reader)
+	for rest := head; len(rest) > 0 && len(first) < 8; {
 		i := bytes.IndexByte(rest, '\n')
+		l := rest
 		if i < 0 {
-			if len(head) < bufSize { // the whole input is here, the last line is complete
-				lines = append(lines, rest)
+			if len(head) == bufSize { // the line goes on past what was peeked
+				break
 			}
-			break
+			rest = nil // the whole input is here, the last line is complete
+		} else {
+			l, rest = rest[:i], rest[i+1:]
 		}
-		lines = append(lines, rest[:i])
-		rest = rest[i+1:]
-	}
-	var first [][]byte // non-blank lines
-	for _, l := range lines {
-		l = bytes.TrimRight(l, "\r")
-		if len(bytes.TrimSpace(l)) > 0 {
+		if l = bytes.TrimRight(l, "\r"); len(bytes.TrimSpace(l)) > 0 {
 			first = append(first, l)
 		}
 	}

@@ -12,10 +12,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// maxDense bounds the size of a dense matrix built from a Matrix Market header (2^28 entries,
-// 2 GiB of float64); bbc is 2225×9635 ≈ 2^24.4.
-const maxDense = 1 << 28
-
 type sides struct{ terms, docs, classes string }
 
 // sideFiles finds STEM.terms, STEM.docs and STEM.classes next to STEM.mtx[.gz].
@@ -95,8 +91,13 @@ func readMTX(r *bufio.Reader, name string, side *sides, opt Options) (*Set, erro
 	if rows == 0 || cols == 0 {
 		return nil, lr.errorf(0, "at least one row and column", fmt.Sprintf("%d×%d", rows, cols))
 	}
-	if rows > maxDense/cols {
-		return nil, lr.errorf(0, fmt.Sprintf("at most %d entries for a dense matrix", maxDense), fmt.Sprintf("%d×%d", rows, cols))
+	// The matrix is dense (bbc, 2225×9635, takes 171 MB), so its size is checked against the
+	// budget before a value is read (after reading when MinDocFreq may drop terms). Nothing is
+	// allocated from the header's sizes: entries grow as lines arrive, so a header that
+	// promises more than the file holds costs nothing but the error.
+	const hint = "Options.MinDocFreq drops rare terms"
+	if (opt.MinDocFreq <= 1 || format == "array") && !opt.fitsBudget(cols, rows) {
+		return nil, opt.budgetError(name, lr.line, cols, rows, "documents × terms", hint)
 	}
 	type entry struct {
 		i, j int
@@ -105,7 +106,6 @@ func readMTX(r *bufio.Reader, name string, side *sides, opt Options) (*Set, erro
 	var entries []entry
 	if format == "coordinate" {
 		nnz := size[2]
-		entries = make([]entry, 0, min(nnz, 1<<20))
 		for k := 0; k < nnz; k++ {
 			f, err := next()
 			if err == io.EOF {
@@ -148,7 +148,6 @@ func readMTX(r *bufio.Reader, name string, side *sides, opt Options) (*Set, erro
 		if sym != "general" {
 			return nil, lr.errorf(5, "general symmetry for array format", quote([]byte(sym)))
 		}
-		entries = make([]entry, 0, min(rows*cols, 1<<20))
 		for k := 0; k < rows*cols; k++ {
 			f, err := next()
 			if err == io.EOF {
@@ -163,36 +162,50 @@ func readMTX(r *bufio.Reader, name string, side *sides, opt Options) (*Set, erro
 			entries = append(entries, entry{k % rows, k / rows, v}) // column-major
 		}
 	}
-	// Keep features (matrix rows) present in at least MinDocFreq samples.
-	keep := make([]int, rows) // new feature index or -1
+	// Keep features (matrix rows) present in at least MinDocFreq samples. col maps a kept
+	// matrix row to its feature column; nil keeps them all. Both are as large as the entries
+	// read, never as the header's row count.
+	var col map[int]int
+	h := rows
 	if opt.MinDocFreq > 1 {
-		df := make([]int, rows)
+		df := make(map[int]int)
 		for _, e := range entries {
 			if e.v != 0 {
 				df[e.i]++
 			}
 		}
-		for i := range keep {
-			keep[i] = -1
-			if df[i] >= opt.MinDocFreq {
-				keep[i] = 0
+		kept := make([]int, 0, len(df))
+		for i, c := range df {
+			if c >= opt.MinDocFreq {
+				kept = append(kept, i)
 			}
 		}
-	}
-	h := 0
-	for i := range keep {
-		if keep[i] >= 0 {
-			keep[i] = h
-			h++
+		slices.Sort(kept)
+		col = make(map[int]int, len(kept))
+		for c, i := range kept {
+			col[i] = c
 		}
+		h = len(kept)
+	}
+	colOf := func(i int) int {
+		if col == nil {
+			return i
+		}
+		if c, ok := col[i]; ok {
+			return c
+		}
+		return -1
 	}
 	if h == 0 {
 		return nil, &ParseError{File: name, Expected: fmt.Sprintf("a term in at least %d documents", opt.MinDocFreq), Found: "none"}
 	}
+	if !opt.fitsBudget(cols, h) {
+		return nil, opt.budgetError(name, 0, cols, h, "documents × terms", hint)
+	}
 	x := mat.NewDense(cols, h, nil)
 	raw := x.RawMatrix()
 	for _, e := range entries {
-		if c := keep[e.i]; c >= 0 {
+		if c := colOf(e.i); c >= 0 {
 			raw.Data[e.j*raw.Stride+c] += e.v
 		}
 	}
@@ -207,7 +220,7 @@ func readMTX(r *bufio.Reader, name string, side *sides, opt Options) (*Set, erro
 				return nil, &ParseError{File: side.terms, Expected: fmt.Sprintf("%d terms (one per matrix row)", rows), Found: fmt.Sprint(len(terms))}
 			}
 			for i, t := range terms {
-				if keep[i] >= 0 {
+				if colOf(i) >= 0 {
 					s.FeatureNames = append(s.FeatureNames, t)
 				}
 			}

@@ -279,7 +279,8 @@ type table struct {
 	strict      bool     // missing values are errors
 }
 
-// sklearnLayout recognises scikit-learn's "n_samples,n_features,class_0,class_1,…" first line.
+// sklearnLayout recognises scikit-learn's "n_samples,n_features,class_0,class_1,…" first line. The
+// class names must all be text, so a first row of numbers is never taken for this header.
 func sklearnLayout(head []bufferedLine, sep byte) ([]string, bool) {
 	if sep != ',' || len(head) < 2 {
 		return nil, false
@@ -299,10 +300,15 @@ func sklearnLayout(head []bufferedLine, sep byte) ([]string, bool) {
 			return nil, false
 		}
 	}
+	if k == 0 {
+		return nil, false // a first row of numbers only is data
+	}
 	names := make([]string, k)
 	for i := range names {
-		if isMissingToken(f[i+2]) {
-			return nil, false // class names are never empty
+		// Class names are text: a numeric-looking first row is data, and a numeric class name
+		// would come back normalised ("00" → "0") from the label column WriteCSV writes.
+		if isMissingToken(f[i+2]) || isNumber(f[i+2]) {
+			return nil, false
 		}
 		names[i] = string(f[i+2])
 	}

@@ -108,6 +108,11 @@ func readLabelText(r *bufio.Reader, name string, opt Options) (*Set, error) {
 		b.features[k] = words[w]
 	}
 	b.h = len(order)
+	// The counts are dense: a short file of many distinct words can ask for far more memory
+	// than it holds (100,000 one-word documents make 80 GB), so the size is checked first.
+	if !opt.fitsBudget(b.n, b.h) {
+		return nil, opt.budgetError(name, 0, b.n, b.h, "documents × words", "Options.MinDocFreq drops rare words")
+	}
 	b.data = make([]float64, b.n*b.h)
 	for d, doc := range docs {
 		row := b.data[d*b.h : (d+1)*b.h]
@@ -181,8 +186,7 @@ func loadPGMDir(dir string, opt Options) (*Set, error) {
 		}
 		if w0 < 0 {
 			w0, h0 = w, h
-			b.h = w * h
-			b.data = make([]float64, 0, len(imgs)*b.h)
+			b.h = w * h // no room for the other images yet: their files may not hold them
 		} else if w != w0 || h != h0 {
 			return nil, &ParseError{File: path, Expected: fmt.Sprintf("a %d×%d image like the others", w0, h0), Found: fmt.Sprintf("%d×%d", w, h)}
 		}
@@ -241,12 +245,14 @@ func decodePGM(p []byte, name string) (int, int, []float64, error) {
 	if maxval > 255 {
 		size = 2
 	}
-	if w > (len(p)-i)/size/h+1 {
-		return 0, 0, nil, &ParseError{File: name, Expected: fmt.Sprintf("%d bytes of pixels", w*h*size), Found: fmt.Sprint(len(p) - i)}
-	}
-	want := w * h * size
-	if len(p)-i < want {
-		return 0, 0, nil, &ParseError{File: name, Expected: fmt.Sprintf("%d bytes of pixels", want), Found: fmt.Sprint(len(p) - i)}
+	// w·h·size ≤ avail ⇔ w ≤ ⌊⌊avail/size⌋/h⌋ for positive integers; the product itself may
+	// overflow int, so it is never formed before this test.
+	if avail := len(p) - i; w > avail/size/h {
+		want := fmt.Sprintf("%d×%d×%d", w, h, size)
+		if w <= maxInt/size/h {
+			want = fmt.Sprint(w * h * size)
+		}
+		return 0, 0, nil, &ParseError{File: name, Expected: want + " bytes of pixels", Found: fmt.Sprint(avail)}
 	}
 	px := make([]float64, w*h)
 	if size == 1 {

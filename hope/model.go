@@ -37,7 +37,7 @@ type Model struct {
 	// model file (a loaded model's are 0), so that the same seed gives the same bytes.
 	History []Epoch
 	// ValidError is the validation 5-NN error of the kept parameters (NaN without validation).
-	ValidError float64
+	ValidError float64 `modelio:"nonfinite"`
 
 	sh    shape
 	theta []float64 // C, W, B, P share this storage

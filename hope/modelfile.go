@@ -177,6 +177,11 @@ func decodeHOPE(_ uint16, payload []byte) (any, error) {
 		if _, c := m.Y.Dims(); c != sh.dim {
 			return bad("embedding has %d columns, the map %d", c, sh.dim)
 		}
+		for _, v := range m.Y.RawMatrix().Data {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return bad("non-finite embedding value %v", v)
+			}
+		}
 	}
 	return m, nil
 }

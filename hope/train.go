@@ -119,8 +119,8 @@ type Embedder struct {
 type Epoch struct {
 	Stage      string        // "map" or "exemplars"
 	Epoch      int           // 1-based within the stage
-	Cost       float64       // mean mini-batch cost of the epoch
-	ValidError float64       // validation 5-NN error (NaN without validation)
+	Cost       float64       `modelio:"nonfinite"` // mean mini-batch cost of the epoch (NaN if it diverged)
+	ValidError float64       `modelio:"nonfinite"` // validation 5-NN error (NaN without validation)
 	Elapsed    time.Duration // since Fit started
 	Best       bool          // the parameters were kept as the best so far
 }

@@ -131,7 +131,7 @@ func decodeLinear(version uint16, p []byte) (any, error) {
 		return nil, dataset.Invalidf("linproj payload: embedding has %d columns, want %d", ec, dim)
 	}
 	for _, r := range rec {
-		if r != math.Trunc(r) || r < 0 || r >= float64(n) {
+		if r != math.Trunc(r) || r < 0 || math.Signbit(r) || r >= float64(n) { // −0 would re-encode as 0
 			return nil, dataset.Invalidf("linproj payload: control record %v out of range 0..%d", r, n-1)
 		}
 		lm.Records = append(lm.Records, int(r))
@@ -144,7 +144,14 @@ func decodeLinear(version uint16, p []byte) (any, error) {
 			return nil, dataset.Invalidf("linproj payload: positions are %d×%d, want %d×%d", r, c, len(rec), dim)
 		}
 	}
-	for _, s := range [][]float64{lm.Mean, lm.Scale, lm.Projection.RawMatrix().Data, lm.embedding.RawMatrix().Data} {
+	finite := [][]float64{lm.Mean, lm.Scale, lm.Projection.RawMatrix().Data, lm.embedding.RawMatrix().Data}
+	switch {
+	case len(rec) == 0 && lm.Positions != nil:
+		return nil, dataset.Invalidf("linproj payload: control positions without control records")
+	case lm.Positions != nil:
+		finite = append(finite, lm.Positions.RawMatrix().Data)
+	}
+	for _, s := range finite {
 		if !allFinite(s) {
 			return nil, dataset.Invalidf("linproj payload: a non-finite number")
 		}

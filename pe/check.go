@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
@@ -56,6 +57,14 @@ func Check(p mat.Matrix, normalize bool) ([]float64, error) {
 		switch {
 		case normalize && !(s > 0):
 			return nil, &PosteriorError{Row: i, Class: -1, Expected: "a positive sum to normalise", Found: "all zeros"}
+		case normalize && math.IsInf(s, 1): // finite entries whose sum overflows: scale by the largest first
+			mx := floats.Max(row)
+			s = 0
+			for c := range row {
+				row[c] /= mx
+				s += row[c]
+			}
+			fallthrough
 		case normalize:
 			for c := range row {
 				row[c] /= s

@@ -119,6 +119,13 @@ func decodePE(_ uint16, payload []byte) (any, error) {
 	if !(m.EtaR > 0) || math.IsInf(m.EtaR, 0) {
 		return nil, dataset.Invalidf("pe payload: η_r = %g", m.EtaR)
 	}
+	// η_φ ≥ 0; J and the mean KL are finite (KL ≥ 0) for any fit; the counts are never negative.
+	if !(m.EtaPhi >= 0) || math.IsInf(m.EtaPhi, 0) || math.IsNaN(m.Cost) || math.IsInf(m.Cost, 0) || !(m.KL >= 0) || math.IsInf(m.KL, 0) {
+		return nil, dataset.Invalidf("pe payload: η_φ = %g, cost %g, KL %g", m.EtaPhi, m.Cost, m.KL)
+	}
+	if m.Iterations < 0 || m.Sweeps < 0 || m.WarmupRows < 0 || m.NewtonSteps < 0 {
+		return nil, dataset.Invalidf("pe payload: negative counts (%d iterations, %d sweeps, %d warm-up rows, %d Newton steps)", m.Iterations, m.Sweeps, m.WarmupRows, m.NewtonSteps)
+	}
 	for _, s := range [][]float64{m.Phi.RawMatrix().Data, m.Y.RawMatrix().Data, m.Priors} {
 		for _, v := range s {
 			if math.IsNaN(v) || math.IsInf(v, 0) {

@@ -259,15 +259,29 @@ func logPriors(pri []float64, k int) (logs, priors []float64, err error) {
 		if len(pri) != k {
 			return nil, nil, dataset.Invalidf("pe: %d priors for %d classes", len(pri), k)
 		}
-		var s float64
+		mx := 0.0
 		for c, v := range pri {
 			if !(v > 0) || math.IsInf(v, 0) {
 				return nil, nil, dataset.Invalidf("pe: prior of class %d is %g: expected a positive number", c+1, v)
 			}
+			mx = math.Max(mx, v)
+		}
+		var s float64
+		for _, v := range pri {
 			s += v
 		}
+		scale := 1.0
+		if math.IsInf(s, 1) { // 1e308 + 1e308: scale by the largest first
+			scale, s = mx, 0
+			for _, v := range pri {
+				s += v / mx
+			}
+		}
 		for c, v := range pri {
-			priors[c] = v / s
+			priors[c] = v / scale / s
+			if priors[c] == 0 {
+				return nil, nil, dataset.Invalidf("pe: prior of class %d is %g, too small next to the largest, %g, to be a float64 after normalisation", c+1, pri[c], mx)
+			}
 		}
 	}
 	logs = make([]float64, k)

@@ -14,7 +14,7 @@ import (
 	"lowdim/modelio"
 )
 
-func fitSynthetic(t *testing.T, e Embedder, n, k int, seed uint64) (*Model, *mat.Dense, []int) {
+func fitSynthetic(t testing.TB, e Embedder, n, k int, seed uint64) (*Model, *mat.Dense, []int) {
 	t.Helper()
 	p, labels, err := DirichletMixture(n, k, 5, seed)
 	if err != nil {

@@ -126,8 +126,10 @@ func logSoftmaxColumns(logBeta, beta, gamma []float64, k, g int) {
 }
 
 // exponents writes a_g = −(‖x − m_g‖² − min_g' ‖x − m_g'‖²)/2s² for every centre: the
-// exponents shifted so that the largest is exactly 0 (whatever the distances, as long as
-// they are finite), which is all that the normalised ratios of eq. 10 need.
+// exponents shifted so that the largest is exactly 0, which is all that the normalised
+// ratios of eq. 10 need. The nearest centre gets exactly 0 even when 1/2s² overflows, and
+// when every squared distance overflows (a point or centre beyond ~1e154) the shift is
+// taken on the distances themselves, so the exponents are never NaN for finite x and centres.
 func exponents(a, x, centers []float64, h int, s2 float64) {
 	mn := math.Inf(1)
 	for j := range a {
@@ -143,8 +145,34 @@ func exponents(a, x, centers []float64, h int, s2 float64) {
 		}
 	}
 	inv := 1 / (2 * s2)
+	if math.IsInf(mn, 1) {
+		exponentsLarge(a, x, centers, h, inv)
+		return
+	}
 	for j, d2 := range a {
+		if d2 == mn {
+			a[j] = 0
+			continue
+		}
 		a[j] = -(d2 - mn) * inv
+	}
+}
+
+// exponentsLarge is exponents for distances whose squares overflow: with d_g = ‖x − m_g‖
+// (gonum's scaled L2 distance, finite up to ~1.8e308), d_g² − d_min² = (d_g − d_min)(d_g + d_min),
+// which overflows only to +Inf, giving a_g = −Inf (a centre infinitely farther than the nearest).
+func exponentsLarge(a, x, centers []float64, h int, inv float64) {
+	mn := math.Inf(1)
+	for j := range a {
+		a[j] = floats.Distance(x, centers[j*h:j*h+h], 2)
+		mn = math.Min(mn, a[j])
+	}
+	for j, d := range a {
+		if d == mn {
+			a[j] = 0
+			continue
+		}
+		a[j] = -((d - mn) * (d + mn)) * inv
 	}
 }
 

@@ -347,14 +347,61 @@ func FuzzDecodeMixture(f *testing.F) {
 		if g*h*k > 1<<12 {
 			return
 		}
+		// Three probes: the origin, the first centre, and a point whose squared distance to
+		// every centre overflows. Each posterior row must be finite, in [0, 1] and sum to 1.
+		x := mat.NewDense(3, h, nil)
+		for j := range h {
+			x.Set(1, j, mm.Centers.At(0, j))
+			x.Set(2, j, 1e300)
+		}
 		var post mat.Dense
-		if err := mm.Posteriors(&post, mat.NewDense(1, h, nil)); err != nil {
+		if err := mm.Posteriors(&post, x); err != nil {
 			t.Fatal(err)
 		}
-		for _, v := range post.RawRowView(0) {
-			if math.IsNaN(v) {
-				t.Fatalf("posterior %v", post.RawRowView(0))
+		for i := range 3 {
+			row, sum := post.RawRowView(i), 0.0
+			for _, v := range row {
+				if !(v >= 0 && v <= 1+1e-12) {
+					t.Fatalf("probe %d: posterior %v", i, row)
+				}
+				sum += v
+			}
+			if math.Abs(sum-1) > 1e-9 {
+				t.Fatalf("probe %d: posteriors %v sum to %v", i, row, sum)
 			}
 		}
 	}, p, p2)
+}
+
+// TestReliabilityMixtureNaN: issue 18's FuzzDecodeMixture find. Model files whose centres are
+// so far apart that every squared distance overflows (±1e200), or whose width's 1/2s²
+// overflows (s = 1e-160), decoded fine and then gave NaN posteriors; the posteriors are now
+// those of the nearest centre. The payloads are the ones kept in testdata/fuzz.
+func TestReliabilityMixtureNaN(t *testing.T) {
+	for _, c := range []struct {
+		m *Mixture
+		x []float64 // a point nearer the first centre (at 5e199 both squared distances overflow)
+	}{
+		{&Mixture{Centers: mat.NewDense(2, 2, []float64{1e200, 0, -1e200, 0}), Gamma: mat.NewDense(2, 2, []float64{0, 1, 1, 0}), Width: 1}, []float64{5e199, 0}},
+		{&Mixture{Centers: mat.NewDense(2, 2, []float64{1, 0, -1, 0}), Gamma: mat.NewDense(2, 2, []float64{0, 1, 1, 0}), Width: 1e-160}, []float64{0.5, 0}},
+	} {
+		m := c.m
+		p, err := m.MarshalBinary()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := decodeMixture(dgmmVersion, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// At x the first centre is infinitely nearer, so p̂(·|x) = β_·0 = softmax(0, 1) (column 0 of Gamma).
+		var post mat.Dense
+		if err := got.(*Mixture).Posteriors(&post, mat.NewDense(1, 2, c.x)); err != nil {
+			t.Fatal(err)
+		}
+		want := 1 / (1 + math.E)
+		if row := post.RawRowView(0); !(math.Abs(row[0]-want) <= 1e-12 && math.Abs(row[1]-(1-want)) <= 1e-12) { // NaN fails
+			t.Errorf("width %g, centres %v: posteriors %v, want [%v %v]", m.Width, m.Centers.RawMatrix().Data, row, want, 1-want)
+		}
+	}
 }

@@ -267,11 +267,25 @@ func (f *peFlags) readPriors(e *env, k int) ([]float64, error) {
 	pri := append([]float64(nil), d.X.RawMatrix().Data...)
 	r, c := d.X.Dims()
 	if r != 1 && c != 1 || len(pri) != k {
-		return nil, dataset.Invalidf("%s: expected %d priors (one row or one column), found a %d×%d table", f.priors, k, r, c)
+		return nil, &dataset.ParseError{File: f.priors, Expected: fmt.Sprintf("%d priors (one row or one column)", k), Found: fmt.Sprintf("a %d×%d table", r, c)}
 	}
+	mx := floats.Max(pri)
 	for i, v := range pri {
-		if !(v > 0) {
-			return nil, dataset.Invalidf("%s: prior %d is %g: expected a positive number", f.priors, i+1, v)
+		// The priors are normalised by their sum; relative to the largest each must stay a
+		// positive float64, so that no normalised prior (or its log) becomes 0 (−Inf).
+		if !(v > 0) || v/mx == 0 {
+			perr := &dataset.ParseError{File: f.priors, Expected: "a positive number", Found: fmt.Sprint(v)}
+			if v > 0 {
+				perr.Expected = fmt.Sprintf("a positive number within 1e308 of the largest prior %g", mx)
+			}
+			row, col := 0, i
+			if c == 1 {
+				row, col = i, 0
+			}
+			if row < len(d.Lines) && col < len(d.Columns) {
+				perr.Line, perr.Column = d.Lines[row], d.Columns[col]
+			}
+			return nil, perr
 		}
 	}
 	return pri, nil
