@@ -138,31 +138,36 @@ func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
 			}
 		}
 	}
+	// Distances whose squares would over- or underflow are divided by the largest first (the
+	// embedding is multiplied back by it), before SquaredDistances checks and squares them.
+	scale := 1.0
+	if d != nil {
+		r, c := d.Dims()
+		m := 0.0
+		for i := range r {
+			for j := range c {
+				if v := d.At(i, j); v > m && !math.IsInf(v, 0) {
+					m = v
+				}
+			}
+		}
+		if outOfRange(m) {
+			scale = m
+			sd := mat.NewDense(r, c, nil)
+			for i := range r {
+				for j := range c {
+					sd.Set(i, j, d.At(i, j)/m)
+				}
+			}
+			d = sd
+		}
+	}
 	sq, n, err := dataset.SquaredDistances("cmds", d)
 	if err != nil {
 		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
-	}
-	scale := 0.0
-	for i := range n {
-		for j := range n {
-			scale = math.Max(scale, d.At(i, j))
-		}
-	}
-	if !outOfRange(scale) {
-		scale = 1
-	} else {
-		// The squares above over- or underflowed: square d/scale instead, symmetrised as
-		// SquaredDistances does.
-		for i := range n {
-			sq[i*n+i] = 0
-			for j := i + 1; j < n; j++ {
-				v := (d.At(i, j)/scale + d.At(j, i)/scale) / 2
-				sq[i*n+j], sq[j*n+i] = v*v, v*v
-			}
-		}
 	}
 	return fromSquared(ctx, sq, n, dim, scale, nil)
 }

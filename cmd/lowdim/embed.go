@@ -263,7 +263,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	var saver modelio.Model
 	if *modelPath != "" {
 		if saver, ok = model.(modelio.Model); !ok {
-			return usagef("-model: this %s fit cannot place new rows (models: pca, pe, hope, shope; tsne and tnerv fitted from features on the approximate path, -approx or n > %d)", *method, nerv.ApproxMin)
+			return usagef("-model: this %s fit is not parametric and cannot place new rows (models: pca, pe, hope, shope; tsne and tnerv fitted from features on the approximate path, -approx or n > %d)", *method, nerv.ApproxMin)
 		}
 	}
 	y := model.Embedding()
