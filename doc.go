@@ -15,6 +15,9 @@
 //	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
 //	modelio       versioned, checksummed model files
 //	viz           gonum/plot figures
+//	reproduce     what the paper reruns share (data, statistics, report helpers)
+//	reproduce/nervpaper, pepaper, hopepaper, mlepaper
+//	              one package per paper, each writing a markdown report
 //	cmd/lowdim    the command-line tool
 //
 // A method is a value whose exported fields are its settings (the zero value of each

@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"lowdim/reproduce"
+	"lowdim/reproduce/mlepaper"
+	"lowdim/reproduce/nervpaper"
+	"lowdim/reproduce/pepaper"
 )
 
 func runReproduce(ctx context.Context, e *env, args []string) error {
@@ -87,37 +89,37 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if paper == "mle" {
-		cfg := reproduce.MLEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
-		r, err := reproduce.RunMLE(ctx, cfg, command)
+		cfg := mlepaper.MLEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
+		r, err := mlepaper.RunMLE(ctx, cfg, command)
 		if err != nil {
 			return err
 		}
 		if err := r.WriteDir(dir); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.MLEReportFile))
+		fmt.Fprintln(e.stdout, filepath.Join(dir, mlepaper.MLEReportFile))
 		return nil
 	}
 	if paper == "pe" {
-		cfg := reproduce.PEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
-		r, err := reproduce.RunPE(ctx, cfg, command)
+		cfg := pepaper.PEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
+		r, err := pepaper.RunPE(ctx, cfg, command)
 		if err != nil {
 			return err
 		}
 		if err := r.WriteDir(dir); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.PEReportFile))
+		fmt.Fprintln(e.stdout, filepath.Join(dir, pepaper.PEReportFile))
 		return nil
 	}
-	cfg := reproduce.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: *n, Folds: *folds, Workers: *workers, Log: e.stderr}
-	r, err := reproduce.Run(ctx, cfg, command)
+	cfg := nervpaper.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: *n, Folds: *folds, Workers: *workers, Log: e.stderr}
+	r, err := nervpaper.Run(ctx, cfg, command)
 	if err != nil {
 		return err
 	}
 	if err := r.WriteDir(dir); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.ReportFile))
+	fmt.Fprintln(e.stdout, filepath.Join(dir, nervpaper.ReportFile))
 	return nil
 }

@@ -1,4 +1,4 @@
-package reproduce
+package hopepaper
 
 import (
 	"context"
@@ -17,6 +17,7 @@ import (
 
 	"lowdim/dataset"
 	"lowdim/hope"
+	"lowdim/reproduce"
 )
 
 // HOPEConfig holds the settings of the HOPE reproduction (Min, Guo and Song: Tables 1–4). The
@@ -135,7 +136,7 @@ type HOPESet struct {
 type HOPEReport struct {
 	Config  HOPEConfig
 	Command string
-	Machine Machine
+	Machine reproduce.Machine
 	Started time.Time
 	Sets    []*HOPESet
 	Seconds float64
@@ -147,10 +148,10 @@ const HOPEReportFile = "hope.md"
 // LoadUSPS reads the ESL USPS digits (7,291 training, 2,007 test rows × 256) from dataDir/usps.
 func LoadUSPS(dataDir string) (train, test *dataset.Set, err error) {
 	opt := dataset.Options{Label: "first"}
-	if train, err = load(filepath.Join(dataDir, "usps", "zip.train.gz"), opt); err != nil {
+	if train, err = reproduce.Load(filepath.Join(dataDir, "usps", "zip.train.gz"), opt); err != nil {
 		return nil, nil, err
 	}
-	if test, err = load(filepath.Join(dataDir, "usps", "zip.test.gz"), opt); err != nil {
+	if test, err = reproduce.Load(filepath.Join(dataDir, "usps", "zip.test.gz"), opt); err != nil {
 		return nil, nil, err
 	}
 	train.Name, test.Name = "USPS", "USPS"
@@ -217,10 +218,10 @@ func isUSPS(set string) bool { return set == "USPS" || set == strings.ToUpper(US
 
 // LoadMNIST reads MNIST (60,000 training, 10,000 test rows × 784) from dataDir/mnist.
 func LoadMNIST(dataDir string) (train, test *dataset.Set, err error) {
-	if train, err = load(filepath.Join(dataDir, "mnist", "train-images-idx3-ubyte.gz"), dataset.Options{}); err != nil {
+	if train, err = reproduce.Load(filepath.Join(dataDir, "mnist", "train-images-idx3-ubyte.gz"), dataset.Options{}); err != nil {
 		return nil, nil, err
 	}
-	if test, err = load(filepath.Join(dataDir, "mnist", "t10k-images-idx3-ubyte.gz"), dataset.Options{}); err != nil {
+	if test, err = reproduce.Load(filepath.Join(dataDir, "mnist", "t10k-images-idx3-ubyte.gz"), dataset.Options{}); err != nil {
 		return nil, nil, err
 	}
 	train.Name, test.Name = "MNIST", "MNIST"
@@ -292,11 +293,11 @@ func (c *HOPEConfig) embedders(set string) (lin, sig, plain hope.Embedder, joint
 // RunHOPE runs the HOPE reproduction on every set of c.Sets in turn.
 func RunHOPE(ctx context.Context, c HOPEConfig, command string) (*HOPEReport, error) {
 	c.defaults()
-	dataDir, err := dataDirOr(c.DataDir)
+	dataDir, err := reproduce.DataDirOr(c.DataDir)
 	if err != nil {
 		return nil, err
 	}
-	r := &HOPEReport{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now()}
+	r := &HOPEReport{Config: c, Command: command, Machine: reproduce.ThisMachine(), Started: time.Now()}
 	for _, name := range c.Sets {
 		var train, test *dataset.Set
 		switch strings.ToUpper(name) {
@@ -313,8 +314,8 @@ func RunHOPE(ctx context.Context, c HOPEConfig, command string) (*HOPEReport, er
 			return nil, err
 		}
 		if c.Quick {
-			train = RandomSubset(train, min(800, train.Len()), c.Seed)
-			test = RandomSubset(test, min(400, test.Len()), c.Seed+1)
+			train = reproduce.RandomSubset(train, min(800, train.Len()), c.Seed)
+			test = reproduce.RandomSubset(test, min(400, test.Len()), c.Seed+1)
 		}
 		s, err := RunHOPESet(ctx, c, train, test)
 		if err != nil {
@@ -466,4 +467,4 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 	return s, nil
 }
 
-func secs2(s float64) string { return secs(s) }
+func secs2(s float64) string { return reproduce.Secs(s) }

@@ -1,4 +1,4 @@
-package reproduce
+package pepaper
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 
 	"lowdim/pe"
+	"lowdim/reproduce"
 	"lowdim/viz"
 )
 
@@ -40,7 +41,7 @@ const paperTable1 = "arts 0.973, sports 0.978, business 0.929, computers 0.924, 
 
 // WriteDir writes the plots and then DIR/pe.md (creating DIR).
 func (r *PEReport) WriteDir(dir string) error {
-	return writeReportDir(dir, PEReportFile, r.writePlots, r.WriteMarkdown)
+	return reproduce.WriteReportDir(dir, PEReportFile, r.writePlots, r.WriteMarkdown)
 }
 
 func (r *PEReport) writePlots(dir string) error {
@@ -201,7 +202,7 @@ func TimePlot(t *PETime, iters bool) (*plot.Plot, error) {
 		p.Add(line, points)
 		name := s.Name
 		if !iters {
-			name = fmt.Sprintf("%s (slope %s)", s.Name, num("%.3f", s.Slope))
+			name = fmt.Sprintf("%s (slope %s)", s.Name, reproduce.Num("%.3f", s.Slope))
 		}
 		p.Legend.Add(name, line, points)
 	}
@@ -225,7 +226,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 		p(" (%s)", r.Machine.CPUModel)
 	}
 	p(", %s\n", r.Machine.GoVersion)
-	p("- Started %s; total wall time %s\n", r.Started.UTC().Format(time.RFC3339), secs(r.Seconds))
+	p("- Started %s; total wall time %s\n", r.Started.UTC().Format(time.RFC3339), reproduce.Secs(r.Seconds))
 	p("- Seed %d: it seeds the text subsamples (PCG stream 0x70652d74), the random PE starts (seeds %d … %d), SNE, the soft-NN examples, LDA, the synthetic posteriors and the tiling of the timing section (PCG stream 0x74696c65). Same seed, same report apart from the wall times.\n",
 		c.Seed, c.Seed+1, c.Seed+uint64(c.Seeds))
 	p("- PE settings: the pe package's defaults — η_r = 0.1 and η_φ = 0.01·n (the paper's η_φ = 50 at its n = 5,000; pe scales it with n so that the picture does not depend on n), Φ from the lowest J of the classical-MDS start (class profiles) and 4 seeded random starts unless a single start is named, tolerance 10⁻⁶·n on ∂J/∂Φ. ")
@@ -248,8 +249,8 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 	p("**F-measure** (`quality.FMeasure`, per class, against the true labels). The paper's Table 1 scores \"the class that has the highest conditional probability\" — the naive Bayes argmax; the MDS2 and SNE embeddings are made from those same posteriors, so by that definition they share the row *posteriors*. We also score each embedding's own classification: PE's argmax_k q_ik (the nearest class point under the priors), and for MDS2 and SNE the nearest representative point φ_k.\n\n")
 	hsShow := []int{10, 50, 100, 200, 300, 500}
 	for _, t := range r.Text {
-		p("### %s (%d documents embedded of %d; %d terms; %d classes; %s)\n\n", t.Data, t.N, t.Docs, t.Vocabulary, len(t.ClassNames), secs(t.Seconds))
-		p("Naive Bayes: λ_k = %s; leave-one-out argmax error %.4f over all %d documents; fit and posteriors %s.\n\n", floats("%.3g", t.Lambda), t.NBError, t.Docs, secs(t.NBSeconds))
+		p("### %s (%d documents embedded of %d; %d terms; %d classes; %s)\n\n", t.Data, t.N, t.Docs, t.Vocabulary, len(t.ClassNames), reproduce.Secs(t.Seconds))
+		p("Naive Bayes: λ_k = %s; leave-one-out argmax error %.4f over all %d documents; fit and posteriors %s.\n\n", floats("%.3g", t.Lambda), t.NBError, t.Docs, reproduce.Secs(t.NBSeconds))
 		p("| Method |")
 		var cols []int
 		for j, h := range t.H {
@@ -280,9 +281,9 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 		if t.Priors != nil {
 			p("PE's classes carry the naive Bayes priors π = %s, so argmax q (below) can pass over a small class whose documents lie between larger ones.\n\n", floats("%.3f", t.Priors))
 		}
-		lo, hi := MeanStd(t.RandomCosts)
+		lo, hi := reproduce.MeanStd(t.RandomCosts)
 		p("\nFinal J: default %.6g, MDS start alone %.6g, single random starts %.6g ± %.3g over %d seeds. The random-start fit time is the median one. The F-measures and the plot below are the default fit's.\n\n", t.PE.Cost, t.MDSCost, lo, hi, len(t.RandomCosts))
-		tableHead(&b, "F-measure", false, append(slices.Clone(t.ClassNames), "error")...)
+		reproduce.TableHead(&b, "F-measure", false, append(slices.Clone(t.ClassNames), "error")...)
 		for _, row := range []struct {
 			name string
 			f    []float64
@@ -322,7 +323,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 	}
 	p("\n")
 	for _, g := range r.Digits {
-		p("| %d | %.3g | %.3g | %.4f | %s | %s |", g.PerClass, g.Shrinkage, g.Scale, g.Error, secs(g.SoftNNSeconds), msecs(g.PESeconds))
+		p("| %d | %.3g | %.3g | %.4f | %s | %s |", g.PerClass, g.Shrinkage, g.Scale, g.Error, reproduce.Secs(g.SoftNNSeconds), msecs(g.PESeconds))
 		for _, v := range g.Prec {
 			p(" %.3f |", v)
 		}
@@ -331,7 +332,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 	p("\n")
 	for _, g := range r.Digits {
 		p("**%d labels per class.** Per-class F-measure:\n\n", g.PerClass)
-		tableHead(&b, "", false, g.ClassNames...)
+		reproduce.TableHead(&b, "", false, g.ClassNames...)
 		p("| argmax p |")
 		for _, v := range g.FPosterior {
 			p(" %.3f |", v)
@@ -341,7 +342,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 			p(" %.3f |", v)
 		}
 		p("\n\nConfusion of argmax p (rows: true digit, columns: assigned):\n\n")
-		tableHead(&b, "true \\ assigned", false, g.ClassNames...)
+		reproduce.TableHead(&b, "true \\ assigned", false, g.ClassNames...)
 		for i, row := range g.Confusion {
 			p("| %s |", g.ClassNames[i])
 			for _, v := range row {
@@ -354,7 +355,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 
 	if t := r.Topics; t != nil {
 		p("## 3. Topics: LDA word posteriors (paper §7, Fig. 6)\n\n")
-		p("LDA (`posterior.LDA`, collapsed Gibbs, %d topics, %d sweeps, α = 50/K, β = 0.01) on the %d BBC documents (the paper: 50 topics on the TASA corpus); final log p(w|z) %.6g; fit %s. ", t.Topics, t.Iterations, t.Docs, t.LogLikelihood, secs(t.LDASeconds))
+		p("LDA (`posterior.LDA`, collapsed Gibbs, %d topics, %d sweeps, α = 50/K, β = 0.01) on the %d BBC documents (the paper: 50 topics on the TASA corpus); final log p(w|z) %.6g; fit %s. ", t.Topics, t.Iterations, t.Docs, t.LogLikelihood, reproduce.Secs(t.LDASeconds))
 		p("Five topics are chosen, one per BBC class: the not yet chosen topic with the largest mean proportion θ_dk over that class's documents. ")
 		p("Every one of the %d words gets its posterior over those five topics, p(z_k|w) ∝ φ_kw p(z_k) renormalised (`WordPosteriors`), and PE embeds them (n = %d, K = 5, uniform π; fit %s). ", t.Words, t.Words, msecs(t.PESeconds))
 		p("Words are coloured by their most probable topic. Labelled words: the 4 most probable words of each topic, and for each pair of topics the word among the 2,000 most frequent with p_a + p_b ≥ 0.8 and the largest min(p_a, p_b) — words between two topics.\n\n")
@@ -379,7 +380,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 		for _, s := range t.Series {
 			cols = append(cols, s.Name+": s", "it", "sweeps")
 		}
-		tableHead(&b, "n", true, cols...)
+		reproduce.TableHead(&b, "n", true, cols...)
 		for i, n := range t.Sizes {
 			p("| %d |", n)
 			for _, s := range t.Series {
@@ -390,7 +391,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 		}
 		p("\n| log-log slope | all n | n ≤ 10,000 |\n|---|---:|---:|\n")
 		for _, s := range t.Series {
-			p("| %s | %s | %s |\n", s.Name, num("%.3f", s.Slope), num("%.3f", s.SlopeSmall))
+			p("| %s | %s | %s |\n", s.Name, reproduce.Num("%.3f", s.Slope), reproduce.Num("%.3f", s.SlopeSmall))
 		}
 		p("| *paper (n = 500 … 5,000, Xeon 3.2 GHz)* | | *0.749* |\n\n")
 		for i, n := range t.Sizes {
@@ -414,7 +415,7 @@ func msecs(s float64) string {
 	if s < 10 {
 		return fmt.Sprintf("%.3f s", s)
 	}
-	return secs(s)
+	return reproduce.Secs(s)
 }
 
 func floats(format string, v []float64) string {

@@ -1,4 +1,4 @@
-package reproduce
+package mlepaper
 
 import (
 	"context"
@@ -19,6 +19,7 @@ import (
 
 	"lowdim/dataset"
 	"lowdim/linproj"
+	"lowdim/reproduce"
 )
 
 // MLEConfig holds the settings of the Most Likely Embedding reproduction (the interactive-
@@ -242,7 +243,7 @@ type MLEReembed struct {
 type MLEReport struct {
 	Config  MLEConfig
 	Command string
-	Machine Machine
+	Machine reproduce.Machine
 	Started time.Time
 	Data    []*MLEData
 	Reembed []MLEReembed
@@ -277,8 +278,8 @@ func RunMLE(ctx context.Context, c MLEConfig, command string) (*MLEReport, error
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	r := &MLEReport{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now(), LoadBefore: loadAverage()}
-	dataDir, err := dataDirOr(c.DataDir)
+	r := &MLEReport{Config: c, Command: command, Machine: reproduce.ThisMachine(), Started: time.Now(), LoadBefore: loadAverage()}
+	dataDir, err := reproduce.DataDirOr(c.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -291,7 +292,7 @@ func RunMLE(ctx context.Context, c MLEConfig, command string) (*MLEReport, error
 		if set.File == "" {
 			continue
 		}
-		d, err := load(filepath.Join(dataDir, set.File), set.Opt)
+		d, err := reproduce.Load(filepath.Join(dataDir, set.File), set.Opt)
 		if err != nil {
 			return nil, err
 		}
@@ -370,11 +371,11 @@ func timeRate(ctx context.Context, c MLEConfig, update func(i int) error) (MLERa
 			out.CPURates = append(out.CPURates, float64(per)/(cpu1-cpu0).Seconds())
 		}
 	}
-	out.Mean, _ = MeanStd(out.Rates)
-	out.Median = median(slices.Clone(out.Rates))
+	out.Mean, _ = reproduce.MeanStd(out.Rates)
+	out.Median = reproduce.Median(slices.Clone(out.Rates))
 	if cpuOK {
-		out.CPUMean, _ = MeanStd(out.CPURates)
-		out.CPUMedian = median(slices.Clone(out.CPURates))
+		out.CPUMean, _ = reproduce.MeanStd(out.CPURates)
+		out.CPUMedian = reproduce.Median(slices.Clone(out.CPURates))
 	} else {
 		out.CPURates = nil
 	}
@@ -516,7 +517,7 @@ func RunMLEFlex(ctx context.Context, c MLEConfig, d *dataset.Set, norm linproj.N
 		}
 	}
 	for _, v := range f.RMSE {
-		mu, sd := MeanStd(v)
+		mu, sd := reproduce.MeanStd(v)
 		f.Mean, f.Std = append(f.Mean, mu), append(f.Std, sd)
 	}
 	return f, nil

@@ -1,4 +1,4 @@
-package reproduce
+package hopepaper
 
 import (
 	"fmt"
@@ -12,6 +12,7 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"lowdim/reproduce"
 	"lowdim/viz"
 )
 
@@ -24,7 +25,7 @@ func hopeCurvePlot(set string) string { return "hope-" + strings.ToLower(set) + 
 
 // WriteDir writes the plots and then DIR/hope.md (creating DIR).
 func (r *HOPEReport) WriteDir(dir string) error {
-	return writeReportDir(dir, HOPEReportFile, r.writePlots, r.WriteMarkdown)
+	return reproduce.WriteReportDir(dir, HOPEReportFile, r.writePlots, r.WriteMarkdown)
 }
 
 func (r *HOPEReport) writePlots(dir string) error {
@@ -112,7 +113,7 @@ func fineSecs(s float64) string {
 	if s < 1 {
 		return fmt.Sprintf("%.2f ms", 1000*s)
 	}
-	return secs(s)
+	return reproduce.Secs(s)
 }
 
 // WriteMarkdown writes the report; the plots it links are those WriteDir writes.
@@ -122,7 +123,7 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 	c := r.Config
 	p("# HOPE and S-HOPE (Min, Guo and Song) — reproduction\n\n")
 	p("Command: `%s`  \nMachine: %s/%s, %d CPUs (%s), %s. Started %s; %s in all.\n\n",
-		r.Command, r.Machine.OS, r.Machine.Arch, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Started.Format("2006-01-02 15:04 MST"), secs(r.Seconds))
+		r.Command, r.Machine.OS, r.Machine.Arch, r.Machine.CPUs, r.Machine.CPUModel, r.Machine.GoVersion, r.Started.Format("2006-01-02 15:04 MST"), reproduce.Secs(r.Seconds))
 	if c.Quick {
 		p("**Quick mode**: 800 training and 400 test rows per set, F = m = 40, batches of 100, 6 epochs — a smoke test, not the paper's numbers.\n\n")
 	}
@@ -131,7 +132,7 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 	p("numbers below. Each fit stops after the first epoch past its time budget (budget scale %g) or at its epoch cap. Optimiser: %s.\n\n", c.Budget, map[bool]string{false: "Adam, learning rate 3e-3", true: "CG, 3 iterations per mini-batch"}[c.CG])
 	for _, s := range r.Sets {
 		p("## %s (%d training, %d test rows, %d features)\n\n", s.Data, s.NTrain, s.NTest, s.H)
-		tableHead(&b, "method", false, "paper 5-NN error (%)", "our test 5-NN error (%)", "validation error (%)", "5-NN against", "training time", "epochs", "settings")
+		reproduce.TableHead(&b, "method", false, "paper 5-NN error (%)", "our test 5-NN error (%)", "validation error (%)", "5-NN against", "training time", "epochs", "settings")
 		for _, res := range s.Results {
 			paper := math.NaN()
 			if v, ok := HOPEPaper[strings.ToUpper(s.Data)][res.Method]; ok {
@@ -139,9 +140,9 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 			}
 			t := "—"
 			if res.Seconds > 0 {
-				t = secs(res.Seconds)
+				t = reproduce.Secs(res.Seconds)
 			}
-			p("| %s | %s | %s | %s | %s | %s | %d | %s |\n", res.Method, num("%.2f", paper), num("%.2f", 100*res.TestError), num("%.2f", 100*res.ValidError),
+			p("| %s | %s | %s | %s | %s | %s | %d | %s |\n", res.Method, reproduce.Num("%.2f", paper), reproduce.Num("%.2f", 100*res.TestError), reproduce.Num("%.2f", 100*res.ValidError),
 				res.Reference, t, res.Epochs, res.Settings)
 		}
 		p("\n")
@@ -152,8 +153,8 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 		}
 		p(".")
 		if !math.IsNaN(s.InputKNNError) {
-			p(" For comparison, 5-NN in the %d-dimensional input space: test error %s %% in %s (paper: 4.77 %% on its 8,000/3,000 USPS split, 3.05 %% on MNIST)", s.H, num("%.2f", 100*s.InputKNNError), fineSecs(s.InputKNNSeconds))
-			p("; on the validation split %s %%: the test rows are that much harder than the held-out training rows.", num("%.2f", 100*s.InputValidError))
+			p(" For comparison, 5-NN in the %d-dimensional input space: test error %s %% in %s (paper: 4.77 %% on its 8,000/3,000 USPS split, 3.05 %% on MNIST)", s.H, reproduce.Num("%.2f", 100*s.InputKNNError), fineSecs(s.InputKNNSeconds))
+			p("; on the validation split %s %%: the test rows are that much harder than the held-out training rows.", reproduce.Num("%.2f", 100*s.InputValidError))
 		}
 		p("\n\n")
 		p("![validation error against time](%s)\n\n", hopeCurvePlot(s.Data))

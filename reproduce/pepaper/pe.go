@@ -1,4 +1,4 @@
-package reproduce
+package pepaper
 
 import (
 	"compress/gzip"
@@ -8,7 +8,6 @@ import (
 	"math"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -17,6 +16,7 @@ import (
 	"lowdim/dataset"
 	"lowdim/pe"
 	"lowdim/quality"
+	"lowdim/reproduce"
 )
 
 // PEConfig holds the settings of the Parametric Embedding reproduction. The zero value of each
@@ -107,7 +107,7 @@ func (c *PEConfig) logf(format string, args ...any) {
 type PEReport struct {
 	Config  PEConfig // with the defaults filled in
 	Command string   // the command line that produced it
-	Machine Machine
+	Machine reproduce.Machine
 	Started time.Time
 	Text    []*PEText // BBC, Reuters R8
 	Digits  []*PEDigits
@@ -124,8 +124,8 @@ func RunPE(ctx context.Context, c PEConfig, command string) (*PEReport, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	r := &PEReport{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now()}
-	dataDir, err := dataDirOr(c.DataDir)
+	r := &PEReport{Config: c, Command: command, Machine: reproduce.ThisMachine(), Started: time.Now()}
+	dataDir, err := reproduce.DataDirOr(c.DataDir)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +150,7 @@ func RunPE(ctx context.Context, c PEConfig, command string) (*PEReport, error) {
 		}
 		r.Text = append(r.Text, t)
 	}
-	digits := RandomSubset(mnist, c.DigitsN, c.Seed)
+	digits := reproduce.RandomSubset(mnist, c.DigitsN, c.Seed)
 	for _, per := range []int{10, 100} {
 		g, err := RunPEDigits(ctx, c, digits, per)
 		if err != nil {
@@ -172,7 +172,7 @@ func RunPE(ctx context.Context, c PEConfig, command string) (*PEReport, error) {
 // LoadBBC reads the BBC news bag of words (2,225 documents × 9,635 stemmed terms, 5 classes)
 // from dataDir/bbc.
 func LoadBBC(dataDir string) (*dataset.Set, error) {
-	d, err := load(filepath.Join(dataDir, "bbc", "bbc.mtx.gz"), dataset.Options{})
+	d, err := reproduce.Load(filepath.Join(dataDir, "bbc", "bbc.mtx.gz"), dataset.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -212,7 +212,7 @@ func LoadR8(dataDir string) (*dataset.Set, error) {
 
 // LoadMNIST04 reads the MNIST test digits 0–4 (5,139 × 784) from dataDir/mnist.
 func LoadMNIST04(dataDir string) (*dataset.Set, error) {
-	d, err := load(filepath.Join(dataDir, "mnist", "t10k-images-idx3-ubyte.gz"), dataset.Options{})
+	d, err := reproduce.Load(filepath.Join(dataDir, "mnist", "t10k-images-idx3-ubyte.gz"), dataset.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -345,14 +345,4 @@ func errorRate(labels, pred []int) float64 {
 		return math.NaN()
 	}
 	return float64(wrong) / float64(n)
-}
-
-// median returns the median of x (x is reordered).
-func median(x []float64) float64 {
-	sort.Float64s(x)
-	m := len(x) / 2
-	if len(x)%2 == 1 {
-		return x[m]
-	}
-	return (x[m-1] + x[m]) / 2
 }

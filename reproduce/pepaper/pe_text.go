@@ -1,4 +1,4 @@
-package reproduce
+package pepaper
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"lowdim/pe"
 	"lowdim/posterior"
 	"lowdim/quality"
+	"lowdim/reproduce"
 )
 
 // KLFloor is the probability floor of the SNE input: each posterior row is mixed with the
@@ -147,14 +148,14 @@ func RunPEText(ctx context.Context, c PEConfig, d *dataset.Set) (*PEText, error)
 			return nil, err
 		}
 	}
-	r.PERandomSeconds = median(times)
+	r.PERandomSeconds = reproduce.Median(times)
 	rc := PrecCurve{Method: fmt.Sprintf("PE (%d random starts)", c.Seeds), Prec: make([]float64, len(r.H)), Std: make([]float64, len(r.H))}
 	col := make([]float64, c.Seeds)
 	for j := range r.H {
 		for s := range runs {
 			col[s] = runs[s][j]
 		}
-		rc.Prec[j], rc.Std[j] = MeanStd(col)
+		rc.Prec[j], rc.Std[j] = reproduce.MeanStd(col)
 	}
 	r.Curves = append(r.Curves, rc)
 	c.logf("%s: PE on %d documents: %.2fs (default), %.2fs (MDS start), %.2fs median of %d random starts; prec(10) %.3f / %.3f / %.3f ± %.3f",

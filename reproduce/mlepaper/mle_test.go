@@ -1,4 +1,4 @@
-package reproduce
+package mlepaper
 
 import (
 	"context"
@@ -16,6 +16,7 @@ import (
 
 	"lowdim/dataset"
 	"lowdim/linproj"
+	"lowdim/reproduce/internal/reprotest"
 )
 
 func TestThousands(t *testing.T) {
@@ -88,10 +89,10 @@ func randomGaussian(n, h int, seed uint64) *mat.Dense {
 // TestMLEQuickReport runs the quick reproduction end to end on every data set and checks the
 // report's sections, tables and figures.
 func TestMLEQuickReport(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || reprotest.RaceEnabled {
 		t.Skip("times and runs the flexibility experiment on 27 data sets (a few seconds); skipped under -short and -race")
 	}
-	dir := dataDir(t)
+	dir := reprotest.DataDir(t)
 	c := MLEConfig{DataDir: dir, Seed: 1, Quick: true, MinRun: time.Millisecond, ReembedN: 5000}
 	r, err := RunMLE(context.Background(), c, "go test")
 	if err != nil {
@@ -138,7 +139,7 @@ func TestMLEQuickReport(t *testing.T) {
 		}
 	}
 	// 27 figures; 27 rows × 6 RMSE numbers plus the re-embedding table.
-	checkFiguresAndNumbers(t, out, text, 27, 27*6)
+	reprotest.CheckFiguresAndNumbers(t, out, text, 27, 27*6)
 }
 
 // TestTimeRate: updates that each spin for 20 µs can never be timed faster than 50,000 per

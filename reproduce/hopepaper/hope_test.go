@@ -1,4 +1,4 @@
-package reproduce
+package hopepaper
 
 import (
 	"context"
@@ -10,16 +10,18 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/reproduce"
+	"lowdim/reproduce/internal/reprotest"
 )
 
 // TestHOPEQuick runs the quick HOPE reproduction on USPS and checks the report: every method
 // row with the paper's number, the unaugmented S-HOPE baseline row, five embeddings and the
 // curve, and test errors far better than chance (90 % for 10 digits).
 func TestHOPEQuick(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || reprotest.RaceEnabled {
 		t.Skip("a few seconds of fits; skipped under -short and -race")
 	}
-	shared, err := FindShared()
+	shared, err := reproduce.FindShared()
 	if err != nil {
 		t.Skipf("shared data not available: %v", err)
 	}
@@ -47,7 +49,7 @@ func TestHOPEQuick(t *testing.T) {
 	}
 	// 6 figures: 5 embeddings and the curve; 4 rows × (paper, test, validation) numbers and
 	// the baseline's test and validation errors.
-	checkFiguresAndNumbers(t, out, text, 6, 12)
+	reprotest.CheckFiguresAndNumbers(t, out, text, 6, 12)
 	s := r.Sets[0]
 	if s.NTrain != 800 || s.NTest != 400 || len(s.Results) != 5 {
 		t.Fatalf("quick USPS: %d/%d rows, %d results", s.NTrain, s.NTest, len(s.Results))
@@ -70,7 +72,7 @@ func TestHOPEQuick(t *testing.T) {
 // once (matched by their pixel sums, as multisets), with each class's test share within one row of
 // 2,007/9,298 of its rows, the same split for the same seed and another for another seed.
 func TestLoadUSPSMixed(t *testing.T) {
-	shared, err := FindShared()
+	shared, err := reproduce.FindShared()
 	if err != nil {
 		t.Skipf("shared data not available: %v", err)
 	}

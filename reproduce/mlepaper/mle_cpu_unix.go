@@ -1,6 +1,6 @@
 //go:build unix
 
-package reproduce
+package mlepaper
 
 import (
 	"syscall"

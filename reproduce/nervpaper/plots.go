@@ -1,4 +1,4 @@
-package reproduce
+package nervpaper
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package reproduce
+package nervpaper
 
 import (
 	"context"
@@ -15,6 +15,7 @@ import (
 	"lowdim/nerv"
 	"lowdim/pe"
 	"lowdim/posterior"
+	"lowdim/reproduce"
 )
 
 // SupervisedLambdas are the two λ of supervised NeRV the paper ran (§5.3).
@@ -44,7 +45,7 @@ type Supervised struct {
 	Methods           []CVScore
 	// Best and Second index Methods by mean error; Test is the paired t-test of their fold errors.
 	Best, Second int
-	Test         TTest
+	Test         reproduce.TTest
 	Metrics      []FoldMetric
 	// Example is SNeRV λ = 0.1 of the first fold: every row embedded, Test marks the held-out
 	// rows (their labels were hidden from the fit).
@@ -185,7 +186,7 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 		ys = append(ys, pm.Embedding())
 		secs[len(SupervisedLambdas)+1] = time.Since(t0).Seconds()
 		for m, y := range ys {
-			e, err := HeldOutKNNError(y, d.Labels, train, test, 5)
+			e, err := reproduce.HeldOutKNNError(y, d.Labels, train, test, 5)
 			if err != nil {
 				return nil, fmt.Errorf("reproduce: %s fold %d: %w", d.Name, f+1, err)
 			}
@@ -201,10 +202,10 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 			secs[0]*float64(len(SupervisedLambdas)), secs[len(SupervisedLambdas)])
 	}
 	for m := range r.Methods {
-		r.Methods[m].Mean, r.Methods[m].Std = MeanStd(r.Methods[m].Errors)
+		r.Methods[m].Mean, r.Methods[m].Std = reproduce.MeanStd(r.Methods[m].Errors)
 	}
 	r.Best, r.Second = twoBest(r.Methods)
-	t, err := PairedTTest(r.Methods[r.Best].Errors, r.Methods[r.Second].Errors)
+	t, err := reproduce.PairedTTest(r.Methods[r.Best].Errors, r.Methods[r.Second].Errors)
 	if err != nil {
 		return nil, err
 	}

@@ -1,4 +1,4 @@
-package reproduce
+package nervpaper
 
 import (
 	"context"
@@ -13,6 +13,7 @@ import (
 	"lowdim/linproj"
 	"lowdim/nerv"
 	"lowdim/quality"
+	"lowdim/reproduce"
 )
 
 // Score holds the measures of one embedding of one data set.
@@ -137,7 +138,7 @@ func RunUnsupervised(ctx context.Context, c Config, d *dataset.Set) (*Unsupervis
 	// takes the PCA route above DirectLimit): an independent computation of what, for Euclidean
 	// distances, must equal PCA up to rounding.
 	t0 = time.Now()
-	dist := euclidean(d.X)
+	dist := reproduce.Euclidean(d.X)
 	mm, err := cmds.FromDistances(ctx, dist, 2)
 	if err != nil {
 		return nil, fmt.Errorf("reproduce: classical MDS on %s: %w", d.Name, err)
@@ -186,23 +187,4 @@ func (c *Config) sweep(ctx context.Context, d *dataset.Set) ([]Score, int, error
 		}
 	}
 	return out, best, nil
-}
-
-// euclidean returns the n×n matrix of Euclidean distances between the rows of x.
-func euclidean(x *mat.Dense) *mat.SymDense {
-	n, h := x.Dims()
-	d := mat.NewSymDense(n, nil)
-	for i := 0; i < n; i++ {
-		xi := x.RawRowView(i)
-		for j := i + 1; j < n; j++ {
-			xj := x.RawRowView(j)
-			var s float64
-			for k := 0; k < h; k++ {
-				e := xi[k] - xj[k]
-				s += e * e
-			}
-			d.SetSym(i, j, math.Sqrt(s))
-		}
-	}
-	return d
 }

@@ -1,4 +1,4 @@
-package reproduce
+package pepaper
 
 import (
 	"context"
@@ -13,6 +13,8 @@ import (
 
 	"lowdim/baseline/cmds"
 	"lowdim/pe"
+	"lowdim/reproduce"
+	"lowdim/reproduce/internal/reprotest"
 )
 
 // pairDists returns the Euclidean distances between all pairs of rows of y.
@@ -41,7 +43,7 @@ func TestClassicalMDSRowsMatchesFromDistances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := cmds.FromDistances(context.Background(), euclidean(x), 2)
+	m, err := cmds.FromDistances(context.Background(), reproduce.Euclidean(x), 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,10 +125,10 @@ func TestPEClassifyAndRepresentatives(t *testing.T) {
 // TestPEQuickReport runs the quick PE reproduction end to end and checks that the report has
 // every section, finite numbers and its plots.
 func TestPEQuickReport(t *testing.T) {
-	if testing.Short() || raceEnabled {
+	if testing.Short() || reprotest.RaceEnabled {
 		t.Skip("runs every PE experiment on small subsets (about 25 s); skipped under -short and -race (.ci/run runs it without)")
 	}
-	dir := dataDir(t)
+	dir := reprotest.DataDir(t)
 	r, err := RunPE(context.Background(), PEConfig{DataDir: dir, Seed: 1, Quick: true}, "go test")
 	if err != nil {
 		t.Fatal(err)
@@ -185,5 +187,5 @@ func TestPEQuickReport(t *testing.T) {
 			t.Errorf("report contains %q", bad)
 		}
 	}
-	checkFiguresAndNumbers(t, out, text, 2*4+2+1+2, 80)
+	reprotest.CheckFiguresAndNumbers(t, out, text, 2*4+2+1+2, 80)
 }

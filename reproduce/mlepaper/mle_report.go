@@ -1,4 +1,4 @@
-package reproduce
+package mlepaper
 
 import (
 	"fmt"
@@ -15,6 +15,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"lowdim/reproduce"
 	"lowdim/viz"
 )
 
@@ -35,7 +36,7 @@ const MLETargetMoves = 1_000_000
 
 // WriteDir writes the figures and then DIR/mle.md (creating DIR).
 func (r *MLEReport) WriteDir(dir string) error {
-	return writeReportDir(dir, MLEReportFile, r.writePlots, r.WriteMarkdown)
+	return reproduce.WriteReportDir(dir, MLEReportFile, r.writePlots, r.WriteMarkdown)
 }
 
 func (r *MLEReport) writePlots(dir string) error {
@@ -137,8 +138,8 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 		p(" (%s)", r.Machine.CPUModel)
 	}
 	p(", %s. The machine may be shared with other jobs (see the load averages below): \"/s\" columns are wall-clock rates, \"/CPU-s\" columns count only the CPU time this process got.\n", r.Machine.GoVersion)
-	p("- Started %s; total wall time %s; 1-minute load average %s at the start and %s at the end (%d CPUs)\n", r.Started.UTC().Format(time.RFC3339), secs(r.Seconds),
-		num("%.1f", r.LoadBefore), num("%.1f", r.LoadAfter), r.Machine.CPUs)
+	p("- Started %s; total wall time %s; 1-minute load average %s at the start and %s at the end (%d CPUs)\n", r.Started.UTC().Format(time.RFC3339), reproduce.Secs(r.Seconds),
+		reproduce.Num("%.1f", r.LoadBefore), reproduce.Num("%.1f", r.LoadAfter), r.Machine.CPUs)
 	p("- Seed %d: data set number i of the thesis's list (0-based, the order of the tables) draws its timed control records from PCG(seed + i, stream \"mlet\") and its flexibility control records from PCG(seed + i, stream \"mlef\"); the synthetic re-embedding data come from PCG(seed, H). Same seed, same records, same RMSE table; the rates vary with the machine.\n", c.Seed)
 	p("- Session (`linproj.Interactive{}`, the defaults, as InVis): MLE, D = 2, no normalisation (columns centred only), prior mean M = the top-2 principal directions, Σ = I, Ψ = the sample covariance of the data, placement noise σ = 0.1·|smallest entry of Ψ|.\n\n")
 
@@ -161,7 +162,7 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 	p("- **selection**: `Session.SetControls` with the fifth control record swapped for one of two other records (alternating): Ψ x_r of the new record (O(H²)), the gain A = (X_m Ψ X_mᵀ + σ²I)^† X_m Ψ (O(m²H + m³), pseudo-inverse by a symmetric eigendecomposition) and M_post. The thesis's \"Ψ_post and M_post\": Ψ_post = Ψ − Ψ X_mᵀ A is never formed as an H×H matrix; the uncertainties use A.\n")
 	p("- **selection + re-embed**: the same, followed by `Session.Embedding` (which then adds the new record's column X Ψ x_r, O(n·H), and A Xᵀ, O(n·m²)).\n\n")
 	p("Each kind is timed in %d runs of the same number of updates, chosen by doubling until one run lasts at least %v; the table gives the mean of the %d per-run rates (and the median for the two projection-only kinds). The thesis's numbers are typed in from its Table 3.3 (mean of 10 runs; its machine and implementation are not stated).\n\n", c.Runs, c.MinRun, c.Runs)
-	tableHead(&b, "Data set", false, "n", "H", "move/s mean", "move/s median", "move/CPU-s", "move + re-embed /s",
+	reproduce.TableHead(&b, "Data set", false, "n", "H", "move/s mean", "move/s median", "move/CPU-s", "move + re-embed /s",
 		"selection/s mean", "selection/s median", "selection/CPU-s", "selection + re-embed /s", "thesis: move/s", "thesis: selection/s")
 	var worst *MLEData
 	var ratioMove, ratioSel []float64
@@ -195,13 +196,13 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 			}
 		}
 		p(" Over the %d sets held, the median ratio to the thesis is %s× for moves and %s× for selection changes.\n\n", len(ratioMove),
-			thousands(median(ratioMove), 0), thousands(median(ratioSel), 0))
+			thousands(reproduce.Median(ratioMove), 0), thousands(reproduce.Median(ratioSel), 0))
 	}
 	p("The thesis's rates fall with n (hypothyroid, sick, kr vs. kp and communities, the sets with thousands of rows, are about half as fast as the small sets, although it states that the projection does not depend on n), which suggests its timings include something of size n — such as re-embedding — or per-update overhead; our \"move\" column does not depend on n, the \"+ re-embed\" columns do.\n\n")
 
 	p("### 1b. Re-embedding many points after each move\n\n")
 	p("A move followed by `Session.Embedding` of every row of seeded Gaussian data (m = %d, D = 2); the issue's target is ≤ 2 ms per move at 100,000 rows. ms per move is 1000 / rate of each run, median over the %d runs; CPU ms per move counts the CPU time of all workers together.\n\n", MLEControls, c.Runs)
-	tableHead(&b, "rows", true, "H", "workers", "updates/s mean", "updates/s median", "ms per move (median)", "CPU ms per move (median)")
+	reproduce.TableHead(&b, "rows", true, "H", "workers", "updates/s mean", "updates/s median", "ms per move (median)", "CPU ms per move (median)")
 	for _, re := range r.Reembed {
 		inv := func(rates []float64) float64 {
 			if len(rates) == 0 {
@@ -211,10 +212,10 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 			for i, v := range rates {
 				ms[i] = 1e3 / v
 			}
-			return median(ms)
+			return reproduce.Median(ms)
 		}
 		p("| %s | %d | %d | %s | %s | %s | %s |\n", thousands(float64(re.N), 0), re.H, re.Workers, thousands(re.Rate.Mean, 1), thousands(re.Rate.Median, 1),
-			num("%.3f", inv(re.Rate.Rates)), num("%.3f", inv(re.Rate.CPURates)))
+			reproduce.Num("%.3f", inv(re.Rate.Rates)), reproduce.Num("%.3f", inv(re.Rate.CPURates)))
 	}
 	p("\n")
 
@@ -228,7 +229,7 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 		}
 	}
 	cols = append(cols, "origin", fmt.Sprintf("falls by m = %d", c.MaxControls))
-	tableHead(&b, "Data set", false, cols...)
+	reproduce.TableHead(&b, "Data set", false, cols...)
 	falls, held := 0, 0
 	for _, d := range r.Data {
 		if d.Flex == nil {
@@ -264,7 +265,7 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 			cols = append(cols, fmt.Sprintf("%s, m = %d", z, m))
 		}
 	}
-	tableHead(&b, "Data set", false, cols...)
+	reproduce.TableHead(&b, "Data set", false, cols...)
 	for _, d := range r.Data {
 		if d.Flex == nil {
 			continue

@@ -1,4 +1,4 @@
-package reproduce
+package pepaper
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"lowdim/pe"
+	"lowdim/reproduce"
 )
 
 // TimeClasses is K of the synthetic posteriors of the timing section.
@@ -78,7 +79,7 @@ func RunPETime(ctx context.Context, c PEConfig, real *mat.Dense) (*PETime, error
 			times[i], models[i] = time.Since(t0).Seconds(), m
 		}
 		sorted := append([]float64(nil), times...)
-		med := median(sorted)
+		med := reproduce.Median(sorted)
 		m := models[0]
 		for i, t := range times {
 			if t == med {
