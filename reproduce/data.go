@@ -8,6 +8,8 @@ import (
 
 	"lowdim/dataset"
 	"lowdim/internal/shared"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // FindShared returns the shared directory of the project: ../shared next to the directory that
@@ -36,6 +38,41 @@ func Load(path string, opt dataset.Options) (*dataset.Set, error) {
 		return nil, fmt.Errorf("reproduce: data file %s is missing: %w", path, err)
 	}
 	return dataset.Load(path, opt)
+}
+
+// Concat stacks the rows of a and b, matching their classes by name.
+func Concat(name string, a, b *dataset.Set) (*dataset.Set, error) {
+	if a.Dim() != b.Dim() {
+		return nil, dataset.Invalidf("reproduce: %s: %s has %d features, %s has %d", name, a.Name, a.Dim(), b.Name, b.Dim())
+	}
+	if !a.HasLabels() || !b.HasLabels() {
+		return nil, dataset.Invalidf("reproduce: %s: both files need labels", name)
+	}
+	classes := append([]string(nil), a.ClassNames...)
+	index := make(map[string]int, len(classes))
+	for i, c := range classes {
+		index[c] = i
+	}
+	for _, c := range b.ClassNames {
+		if _, ok := index[c]; !ok {
+			index[c] = len(classes)
+			classes = append(classes, c)
+		}
+	}
+	na, nb, h := a.Len(), b.Len(), a.Dim()
+	x := mat.NewDense(na+nb, h, nil)
+	x.Slice(0, na, 0, h).(*mat.Dense).Copy(a.X)
+	x.Slice(na, na+nb, 0, h).(*mat.Dense).Copy(b.X)
+	labels := make([]int, 0, na+nb)
+	labels = append(labels, a.Labels...)
+	for _, l := range b.Labels {
+		if l < 0 {
+			labels = append(labels, -1)
+			continue
+		}
+		labels = append(labels, index[b.ClassNames[l]])
+	}
+	return &dataset.Set{Name: name, X: x, FeatureNames: a.FeatureNames, Labels: labels, ClassNames: classes}, nil
 }
 
 // TopClasses keeps the rows of the k most frequent classes of d (ties go to the smaller class

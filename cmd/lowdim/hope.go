@@ -236,7 +236,7 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	}
 	var only []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "sets" || f.Name == "budget" || f.Name == "optimizer" || f.Name == "no-augment" {
+		if (f.Name == "sets" && paper != "scale") || f.Name == "budget" || f.Name == "optimizer" || f.Name == "no-augment" {
 			only = append(only, "-"+f.Name)
 		}
 	})

@@ -4,8 +4,6 @@ import (
 	"lowdim/dataset"
 	"lowdim/reproduce"
 	"path/filepath"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // LoadLetter reads UCI Letter (20,000 × 16, 26 classes) from dataDir/letter.
@@ -30,7 +28,7 @@ func LoadLandsat(dataDir string) (*dataset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := concat("Landsat", a, b)
+	d, err := reproduce.Concat("Landsat", a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +52,7 @@ func LoadPhoneme(dataDir string) (*dataset.Set, error) {
 	if err != nil {
 		return nil, err
 	}
-	d, err := concat("Phoneme", a, b)
+	d, err := reproduce.Concat("Phoneme", a, b)
 	if err != nil {
 		return nil, err
 	}
@@ -69,39 +67,4 @@ func LoadSCurve(path string) (*dataset.Set, error) {
 	}
 	d.Name = "S-curve"
 	return d, nil
-}
-
-// concat stacks the rows of a and b, matching their classes by name.
-func concat(name string, a, b *dataset.Set) (*dataset.Set, error) {
-	if a.Dim() != b.Dim() {
-		return nil, dataset.Invalidf("reproduce: %s: %s has %d features, %s has %d", name, a.Name, a.Dim(), b.Name, b.Dim())
-	}
-	if !a.HasLabels() || !b.HasLabels() {
-		return nil, dataset.Invalidf("reproduce: %s: both files need labels", name)
-	}
-	classes := append([]string(nil), a.ClassNames...)
-	index := make(map[string]int, len(classes))
-	for i, c := range classes {
-		index[c] = i
-	}
-	for _, c := range b.ClassNames {
-		if _, ok := index[c]; !ok {
-			index[c] = len(classes)
-			classes = append(classes, c)
-		}
-	}
-	na, nb, h := a.Len(), b.Len(), a.Dim()
-	x := mat.NewDense(na+nb, h, nil)
-	x.Slice(0, na, 0, h).(*mat.Dense).Copy(a.X)
-	x.Slice(na, na+nb, 0, h).(*mat.Dense).Copy(b.X)
-	labels := make([]int, 0, na+nb)
-	labels = append(labels, a.Labels...)
-	for _, l := range b.Labels {
-		if l < 0 {
-			labels = append(labels, -1)
-			continue
-		}
-		labels = append(labels, index[b.ClassNames[l]])
-	}
-	return &dataset.Set{Name: name, X: x, FeatureNames: a.FeatureNames, Labels: labels, ClassNames: classes}, nil
 }
