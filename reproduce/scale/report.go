@@ -138,7 +138,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	p("- Machine: %s/%s, %d CPUs (%s), %s; load average at the start %s (the machine may be shared: wall times are upper bounds)\n",
 		m.OS, m.Arch, m.CPUs, m.CPUModel, m.GoVersion, r.Load)
 	p("- Started %s; total wall time %s. Seed %d.\n", r.Started.UTC().Format("2006-01-02 15:04 UTC"), reproduce.Secs(r.Seconds), c.Seed)
-	p("- Every lowdim run is a subprocess: `lowdim embed -method M -neighbors %d -seed %d -o out.csv [-plot map.png] IN`, timed from start to exit (reading the input and writing the map included); peak RSS is the child's getrusage maxrss.\n", Neighbors, c.Seed)
+	p("- Every lowdim run is a subprocess: `lowdim embed -method M -neighbors %d -seed %d -o out.csv [-plot map.png] IN`, timed from start to exit (reading the input and writing the map included); peak RSS is the child's own high-water mark (VmHWM of /proc/PID/status, read every 20 ms: getrusage's maxrss of a child started by Go includes the parent's memory).\n", Neighbors, c.Seed)
 	p("- Map figures are lowdim eval's (package quality, `lowdim eval -neighbors %d`): T(%d) trustworthiness, mean smoothed precision loss KL(q‖p) and recall loss KL(p‖q) at k_eff = %d, and the leave-one-out %d-NN error of the labels in the map. Each number is the median over the runs.\n\n",
 		EvalNeighbors, EvalNeighbors, EvalNeighbors, EvalKNN)
 

@@ -163,7 +163,7 @@ func (c *Config) logf(format string, args ...any) {
 type Measure struct {
 	Seconds    float64 // wall time of the whole process, reading the input included
 	InnerSecs  float64 // Rtsne: the time of the Rtsne call alone; NaN for lowdim
-	PeakRSS    int64   // bytes (getrusage's ru_maxrss of the child)
+	PeakRSS    int64   // bytes: the child's VmHWM (see subprocess)
 	T20        float64 // trustworthiness T(20)
 	KNNError   float64 // leave-one-out 5-NN error in the map
 	SmPrecLoss float64 // mean smoothed precision loss, KL(q‖p) (lowdim eval)
@@ -292,13 +292,43 @@ func writeCSV(path string, d *dataset.Set) error {
 }
 
 // subprocess runs name with args and returns its wall time, peak RSS and standard output.
+//
+// The peak RSS is the child's VmHWM (/proc/PID/status), read every 20 ms while it runs. The
+// child's getrusage maxrss is not used on Linux: Go starts children with clone(CLONE_VM|
+// CLONE_VFORK), and execve records the high-water mark of the memory it leaves — this process's,
+// which holds MNIST and the evaluations — into the child's maxrss, so every child would report at
+// least the parent's peak. Where /proc is absent maxrss is the fallback (an upper bound).
 func subprocess(ctx context.Context, name string, args ...string) (secs float64, rss int64, stdout string, err error) {
 	cmd := exec.CommandContext(ctx, name, args...)
 	var out, errb strings.Builder
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	t0 := time.Now()
-	err = cmd.Run()
+	if err = cmd.Start(); err != nil {
+		return 0, 0, "", fmt.Errorf("%s: %w", filepath.Base(name), err)
+	}
+	status := fmt.Sprintf("/proc/%d/status", cmd.Process.Pid)
+	done := make(chan struct{})
+	peak := make(chan int64)
+	go func() {
+		var hwm int64
+		tick := time.NewTicker(20 * time.Millisecond)
+		defer tick.Stop()
+		for {
+			if v := vmHWM(status); v > hwm {
+				hwm = v
+			}
+			select {
+			case <-done:
+				peak <- hwm
+				return
+			case <-tick.C:
+			}
+		}
+	}()
+	err = cmd.Wait()
 	secs = time.Since(t0).Seconds()
+	close(done)
+	rss = <-peak
 	if err != nil {
 		msg := strings.TrimSpace(errb.String())
 		if len(msg) > 2000 {
@@ -306,10 +336,28 @@ func subprocess(ctx context.Context, name string, args ...string) (secs float64,
 		}
 		return secs, 0, out.String(), fmt.Errorf("%s %s: %w\n%s", filepath.Base(name), strings.Join(args, " "), err, msg)
 	}
-	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok && rss == 0 {
 		rss = ru.Maxrss * 1024 // kilobytes on Linux
 	}
 	return secs, rss, out.String(), nil
+}
+
+// vmHWM returns the VmHWM line of a /proc/PID/status file in bytes, 0 when unreadable.
+func vmHWM(path string) int64 {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(v), "kB")), 10, 64)
+			if err != nil {
+				return 0
+			}
+			return kb * 1024
+		}
+	}
+	return 0
 }
 
 // embedArgs returns lowdim embed's arguments for method on the input file in, writing out (and

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -172,4 +173,27 @@ func TestQuickReport(t *testing.T) {
 		t.Errorf("report's slope %q, want %.3f", m[1], r.Slope)
 	}
 	reprotest.CheckFiguresAndNumbers(t, out, text, 2, 20)
+}
+
+// TestPeakRSSIsTheChilds: with 200 MB touched in this process, a `sleep` child must report its
+// own few megabytes, not this process's peak (what getrusage's maxrss of a Go child reports).
+func TestPeakRSSIsTheChilds(t *testing.T) {
+	if _, err := os.Stat("/proc/self/status"); err != nil {
+		t.Skip("no /proc: the peak RSS falls back to getrusage")
+	}
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep command")
+	}
+	big := make([]byte, 200<<20)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	_, rss, _, err := subprocess(context.Background(), "sleep", "0.2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rss <= 0 || rss > 50<<20 {
+		t.Errorf("sleep's peak RSS %d bytes; want a few MB (this process holds %d)", rss, len(big))
+	}
+	runtime.KeepAlive(big)
 }
