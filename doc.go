@@ -19,6 +19,9 @@
 //	viz           gonum/plot figures
 //	internal/safeout  output files that never clobber: staged, renamed together, FIFOs and
 //	              devices written in place, links followed, stale temporaries swept
+//	reproduce     what the paper reruns share (data, statistics, report helpers)
+//	reproduce/nervpaper, pepaper, hopepaper, mlepaper, scale
+//	              one package per paper (and issue 16's scale report), each writing a markdown report
 //	cmd/lowdim    the command-line tool
 //
 // A method is a value whose exported fields are its settings (the zero value of each

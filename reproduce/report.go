@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"lowdim/dataset"
 	"lowdim/internal/safeout"
 )
 
@@ -40,122 +39,11 @@ func ThisMachine() Machine {
 	return m
 }
 
-// Report is the whole NeRV reproduction: every experiment's typed results and how they were made.
-type Report struct {
-	Config       Config // with the defaults filled in
-	Command      string // the command line that produced it
-	Machine      Machine
-	Started      time.Time
-	Unsupervised []*Unsupervised // Letter, Phoneme, Landsat
-	Supervised   []*Supervised   // Letter, Landsat
-	SCurve       *TradeOff
-	Seconds      float64
-}
-
-// Sets names the data sets of the unsupervised and the supervised experiments.
-var (
-	UnsupervisedSets = []string{"Letter", "Phoneme", "Landsat"}
-	SupervisedSets   = []string{"Letter", "Landsat"}
-)
-
-// Run runs every experiment of the reproduction in turn (one heavy job at a time): the
-// unsupervised 5-NN errors of Table 2, the supervised cross-validation of §5, and the λ
-// trade-off on the S-curve. command is quoted in the report.
-func Run(ctx context.Context, c Config, command string) (*Report, error) {
-	c.defaults()
-	if err := c.check(); err != nil {
-		return nil, err
-	}
-	r := &Report{Config: c, Command: command, Machine: ThisMachine(), Started: time.Now()}
-	dataDir, err := dataDirOr(c.DataDir)
-	if err != nil {
-		return nil, err
-	}
-	scurve := c.SCurve
-	if scurve == "" {
-		root, err := ModuleRoot()
-		if err != nil {
-			return nil, err
-		}
-		scurve = filepath.Join(root, "nerv", "testdata", "scurve1000.dat")
-	}
-	loaders := map[string]func(string) (*dataset.Set, error){"Letter": LoadLetter, "Phoneme": LoadPhoneme, "Landsat": LoadLandsat}
-	subsets := map[string]*dataset.Set{}
-	for _, name := range UnsupervisedSets {
-		d, err := loaders[name](dataDir)
-		if err != nil {
-			return nil, err
-		}
-		subsets[name] = RandomSubset(d, c.N, c.Seed)
-		c.logf("loaded %s: %d rows, %d classes; subset of %d", name, d.Len(), len(d.ClassNames), subsets[name].Len())
-	}
-	for _, name := range UnsupervisedSets {
-		u, err := RunUnsupervised(ctx, c, subsets[name])
-		if err != nil {
-			return nil, err
-		}
-		r.Unsupervised = append(r.Unsupervised, u)
-	}
-	for _, name := range SupervisedSets {
-		s, err := RunSupervised(ctx, c, subsets[name])
-		if err != nil {
-			return nil, err
-		}
-		r.Supervised = append(r.Supervised, s)
-	}
-	sc, err := LoadSCurve(scurve)
-	if err != nil {
-		return nil, err
-	}
-	if sc.Len() > c.N {
-		sc = RandomSubset(sc, c.N, c.Seed)
-	}
-	t, err := RunTradeOff(ctx, c, sc)
-	if err != nil {
-		return nil, err
-	}
-	r.SCurve = t
-	r.Seconds = time.Since(r.Started).Seconds()
-	return r, nil
-}
-
-func (c *Config) check() error {
-	if c.N < 50 {
-		return dataset.Invalidf("reproduce: subsets of %d rows are too small (at least 50)", c.N)
-	}
-	if c.Folds < 2 {
-		return dataset.Invalidf("reproduce: %d cross-validation folds; at least 2 are needed", c.Folds)
-	}
-	if len(c.Lambdas) == 0 {
-		return dataset.Invalidf("reproduce: empty λ grid")
-	}
-	for _, l := range c.Lambdas {
-		if !(l >= 0 && l <= 1) {
-			return dataset.Invalidf("reproduce: λ = %g outside [0, 1]", l)
-		}
-	}
-	return nil
-}
-
-// Plot file names, relative to the report's directory.
-func unsupPlot(data string) string    { return "embedding-" + strings.ToLower(data) + ".png" }
-func tsnePlot(data string) string     { return "tsne-" + strings.ToLower(data) + ".png" }
-func supPlot(data string) string      { return "snerv-" + strings.ToLower(data) + ".png" }
-func tradeOffPlot(data string) string { return "tradeoff-" + strings.ToLower(data) + ".png" }
-
-// ReportFile is the name of the markdown report inside the output directory.
-const ReportFile = "nerv.md"
-
-// WriteDir writes the plots and then DIR/nerv.md (creating DIR).
-func (r *Report) WriteDir(dir string) error {
-	return writeReportDir(dir, ReportFile, r.writePlots, r.WriteMarkdown)
-}
-
-// writeReportDir creates dir and writes the plots and the markdown report name into it, all
+// WriteReportDir creates dir and writes the plots and the markdown report name into it, all
 // together or not at all: the plots are drawn in a private temporary directory first, then every
 // file is staged beside its destination and renamed into place only when all were written
 // (package safeout: an existing FIFO or link in dir is written through, not replaced).
-func writeReportDir(dir, name string, plots func(dir string) error, markdown func(io.Writer) error) error {
+func WriteReportDir(dir, name string, plots func(dir string) error, markdown func(io.Writer) error) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
@@ -195,25 +83,16 @@ func copyFile(w io.Writer, path string) error {
 	return err
 }
 
-// num formats v with the given verb, or an em dash for NaN.
-func num(format string, v float64) string {
+// Num formats v with the given verb, or an em dash for NaN.
+func Num(format string, v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
 	return fmt.Sprintf(format, v)
 }
 
-func pval(p float64) string {
-	switch {
-	case math.IsNaN(p):
-		return "—"
-	case p < 1e-3:
-		return fmt.Sprintf("%.1e", p)
-	}
-	return fmt.Sprintf("%.3f", p)
-}
-
-func secs(s float64) string {
+// Secs formats a duration of s seconds: with tenths below 10 s, else to the second ("1m23s").
+func Secs(s float64) string {
 	d := time.Duration(s * float64(time.Second)).Round(time.Second)
 	if s < 10 {
 		return fmt.Sprintf("%.1f s", s)
@@ -221,206 +100,9 @@ func secs(s float64) string {
 	return d.String()
 }
 
-// WriteMarkdown writes the report as markdown; the plots it links are those WriteDir writes.
-func (r *Report) WriteMarkdown(w io.Writer) error {
-	var b strings.Builder
-	c := r.Config
-	p := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
-	p("# NeRV (Venna et al., JMLR 2010) reproduced with lowdim\n\n")
-	if c.Quick {
-		p("**Quick run** (`-quick`): small subsets, few folds, a coarse λ grid and capped iterations — a smoke test, not the experiment. Numbers are not comparable to the paper's.\n\n")
-	}
-	p("- Command: `%s`\n", r.Command)
-	p("- Machine: %s/%s, %d logical CPUs", r.Machine.OS, r.Machine.Arch, r.Machine.CPUs)
-	if r.Machine.CPUModel != "" {
-		p(" (%s)", r.Machine.CPUModel)
-	}
-	p(", %s\n", r.Machine.GoVersion)
-	p("- Started %s; total wall time %s\n", r.Started.UTC().Format(time.RFC3339), secs(r.Seconds))
-	p("- Seed %d: it seeds the random subsets (PCG stream 0x6e657276), the cross-validation folds (PCG stream 0x666f6c64), the discriminative mixtures (seed + fold) and NeRV (which starts from PCA, so its seed is unused). Same seed, same report apart from the wall times.\n", c.Seed)
-	p("- Random subsets of n = %d rows (the same subset of each data set serves every experiment); λ grid %s; %d-fold cross-validation.\n\n", c.N, grid(c.Lambdas), c.Folds)
-
-	p("## Data\n\n")
-	p("- **Letter**: UCI letter recognition, `letter/letter-recognition.data`, 20,000 × 16, 26 classes.\n")
-	p("- **Phoneme**: LVQ-PAK, `phoneme_lvqpak/ex1.dat` and `ex2.dat` together (3,924 × 20, 20 labels). The paper reports 13 classes without saying which; we keep the rows of the **13 most frequent labels** — the silence class `#` and `A I S N E O [ U L M R V` — and drop the 268 rows of the seven rarest (`J H Y D & \\ F`, 1–39 rows per file each), leaving 3,656 rows.\n")
-	p("- **Landsat**: UCI Statlog satellite image, `satimage/sat.trn` and `sat.tst` together (6,435 × 36, 6 classes).\n")
-	p("- **S-curve**: `nerv/testdata/scurve1000.dat` (1,000 × 3, dredviz's test set).\n\n")
-
-	p("## 1. Unsupervised visualisation: 5-NN error (paper §4.5, Table 2)\n\n")
-	p("Every method embeds the subset in 2-D without labels; the error is the leave-one-out 5-NN classification error in the embedding (`quality.KNNError`, a tied vote goes to the nearest tied class). ")
-	p("**λ rule (§4.3.2):** NeRV (Gaussian, k_eff = 20, PCA start, dredviz's annealing, mean-normalised distances) is fitted at every λ of the grid; for each embedding the rank-based smoothed precision P and recall R are 1 − the normalised rank-based losses of `quality.RankBased` (20 effective neighbours, dredviz `klrank` conventions), and the λ with the largest F = 2PR/(P+R) is chosen. ")
-	p("The paper also reran methods with local optima from five random starts and kept the best F; we run NeRV once from the PCA start. ")
-	p("t-SNE is `nerv.StudentT` with λ = 1 (exact gradient, perplexity 20, PCA start). Classical MDS is computed from the n×n Euclidean distance matrix (`cmds.FromDistances`); for Euclidean input it equals PCA up to rounding, which its identical row shows. ")
-	p("The paper's MDS row is *metric* (stress) MDS, which lowdim does not have; it is quoted for context only.\n\n")
-	names := make([]string, len(r.Unsupervised))
-	for i, u := range r.Unsupervised {
-		names[i] = u.Data
-	}
-	tableHead(&b, "Method", false, names...)
-	rows := []string{"PCA", "classical MDS", "t-SNE", "NeRV"}
-	for mi, name := range rows {
-		if name == "NeRV" {
-			p("| **NeRV (λ by F-measure)** |")
-		} else {
-			p("| %s |", name)
-		}
-		for _, u := range r.Unsupervised {
-			s := u.Methods[mi]
-			if name == "NeRV" {
-				p(" **%s** (λ = %.1f) |", num("%.3f", s.KNNError), s.Lambda)
-			} else {
-				p(" %s |", num("%.3f", s.KNNError))
-			}
-		}
-		p("\n")
-	}
-	p("| *paper: NeRV* |")
-	for _, u := range r.Unsupervised {
-		p(" *%s* |", num("%.3f", u.Paper))
-	}
-	p("\n| *paper: metric MDS* |")
-	for _, u := range r.Unsupervised {
-		p(" *%s* |", num("%.3f", paperMDS[u.Data]))
-	}
-	p("\n\n")
-	for _, u := range r.Unsupervised {
-		p("### %s (n = %d, %d classes; %s)\n\n", u.Data, u.N, u.Classes, secs(u.Seconds))
-		p("| Method | λ | 5-NN error | rank P | rank R | F | smoothed prec. loss | smoothed recall loss | T(20) | C(20) | fit |\n")
-		p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n")
-		for i, s := range u.Sweep {
-			mark := ""
-			if i == u.Best {
-				mark = " ◀ best F"
-			}
-			p("| NeRV%s | %.2f | %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %s |\n", mark, s.Lambda, num("%.3f", s.KNNError),
-				s.RankPrecision, s.RankRecall, s.F, s.SmoothedPrecisionLoss, s.SmoothedRecallLoss, s.Trustworthiness, s.Continuity, secs(s.Seconds))
-		}
-		for _, s := range u.Methods[:3] {
-			p("| %s | — | %s | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %.4f | %s |\n", s.Method, num("%.3f", s.KNNError),
-				s.RankPrecision, s.RankRecall, s.F, s.SmoothedPrecisionLoss, s.SmoothedRecallLoss, s.Trustworthiness, s.Continuity, secs(s.Seconds))
-		}
-		p("\n![NeRV on %s](%s) ![t-SNE on %s](%s)\n\n", u.Data, unsupPlot(u.Data), u.Data, tsnePlot(u.Data))
-	}
-
-	p("## 2. Supervised visualisation: SNeRV, %d-fold cross-validation (paper §5, Fig. 13, Table 3)\n\n", c.Folds)
-	p("In each fold the held-out fold keeps its place in the data but loses its label (label −1). ")
-	p("**SNeRV** is composed here from its parts: the discriminative mixture of eq. 10 (`posterior.DiscriminativeMixture`, G and s chosen by its internal validation on held-out likelihood, as the paper's \"simplified validation\") is fitted to the training rows; Fisher learning-metric distances between *all* rows along straight segments in T = 10 pieces (`learnmetric.Distances`); NeRV on those distances with k_eff = 0.5·n/G (n = all rows), at λ = 0.1 and 0.3. ")
-	p("**PCA** is fitted on all rows (it never sees labels). Every held-out row is classified by a 5-NN vote of the training rows in the 2-D embedding. ")
-	p("**PE** (Parametric Embedding, the paper's runner-up) uses the same fold's mixture — no second fit: the posteriors p̂(c|x) of the training rows go to `pe.FitPosteriors` (pe defaults: η_r = 0.1, η_φ = 0.01·n, Φ from the lowest J of the classical-MDS start and 4 seeded random starts), and each held-out row is placed by the fitted model's `Transform` of its own p̂(c|x), so PE never sees a held-out label either. ")
-	p("S-Isomap, MUHSIC, MRE and NCA are not implemented. ")
-	p("The paired t-test compares the fold errors of the two methods with the lowest mean error (two-sided, df = folds − 1, Student t CDF from gonum/stat/distuv).\n\n")
-	names = make([]string, len(r.Supervised))
-	for i, s := range r.Supervised {
-		names[i] = s.Data
-	}
-	tableHead(&b, "Method", false, names...)
-	if len(r.Supervised) > 0 {
-		for mi := range r.Supervised[0].Methods {
-			p("| %s |", r.Supervised[0].Methods[mi].Method)
-			for _, s := range r.Supervised {
-				m := s.Methods[mi]
-				p(" %.3f ± %.3f |", m.Mean, m.Std)
-			}
-			p("\n")
-		}
-	}
-	p("\n| Data set | best | second | t | df | p-value | paper (best, second, p) |\n|---|---|---|---:|---:|---:|---|\n")
-	for _, s := range r.Supervised {
-		p("| %s | %s | %s | %.3f | %d | %s | %s |\n", s.Data, s.Methods[s.Best].Method, s.Methods[s.Second].Method, s.Test.T, s.Test.DF, pval(s.Test.P), paperTable3[s.Data])
-	}
-	p("\n")
-	for _, s := range r.Supervised {
-		p("### %s (n = %d, %d classes; %s)\n\n", s.Data, s.N, s.Classes, secs(s.Seconds))
-		cols := make([]string, 0, len(s.Methods)+3)
-		for _, m := range s.Methods {
-			cols = append(cols, m.Method)
-		}
-		tableHead(&b, "fold", true, append(cols, "G", "s", "k_eff")...)
-		for f := 0; f < s.Folds; f++ {
-			p("| %d |", f+1)
-			for _, m := range s.Methods {
-				p(" %.3f |", m.Errors[f])
-			}
-			fm := s.Metrics[f]
-			p(" %d | %.4g | %.1f |\n", fm.Gaussians, fm.Width, fm.Perplexity)
-		}
-		p("| wall |")
-		for _, m := range s.Methods {
-			p(" %s |", secs(m.Seconds))
-		}
-		p(" | | |\n\n")
-		p("SNeRV's time covers the mixture, the distances and NeRV, split evenly between the two λ; PE's covers the posteriors, the fit and the transform (not the mixture, which it shares with SNeRV).\n\n")
-		p("SNeRV λ = 0.1 in fold 1, training and held-out rows coloured by their true classes:\n\n![SNeRV λ = 0.1 on %s, fold 1](%s)\n\n", s.Data, supPlot(s.Data))
-	}
-
-	p("## 3. The precision–recall trade-off (paper §4.4, Fig. 4)\n\n")
-	p("Mean smoothed precision and recall losses (KL(q‖p) and KL(p‖q) per point, 20 effective neighbours, `quality.Smoothed`) of NeRV as λ runs over the grid; PCA for reference. ")
-	p("λ = 0 optimises precision alone, λ = 1 (SNE) recall alone; the plots show −loss on both axes, so better is up and right, as in the paper. ")
-	p("The real sets reuse the unsupervised sweeps of §1.\n\n")
-	sets := []*TradeOff{}
-	if r.SCurve != nil {
-		sets = append(sets, r.SCurve)
-	}
-	for _, u := range r.Unsupervised {
-		sets = append(sets, &TradeOff{Data: u.Data, N: u.N, Sweep: u.Sweep, Best: u.Best, PCA: u.Methods[0]})
-	}
-	p("| λ |")
-	for _, t := range sets {
-		p(" %s prec. loss | %s recall loss |", t.Data, t.Data)
-	}
-	p("\n|---:|")
-	for range sets {
-		p("---:|---:|")
-	}
-	p("\n")
-	for i, lam := range c.Lambdas {
-		p("| %.2f |", lam)
-		for _, t := range sets {
-			s := t.Sweep[i]
-			p(" %.4f | %.4f |", s.SmoothedPrecisionLoss, s.SmoothedRecallLoss)
-		}
-		p("\n")
-	}
-	p("| PCA |")
-	for _, t := range sets {
-		p(" %.4f | %.4f |", t.PCA.SmoothedPrecisionLoss, t.PCA.SmoothedRecallLoss)
-	}
-	p("\n\n")
-	if r.SCurve != nil {
-		p("S-curve (n = %d): λ with the best rank-based F: %.2f; sweep %s.\n\n", r.SCurve.N, r.SCurve.Sweep[r.SCurve.Best].Lambda, secs(r.SCurve.Seconds))
-	}
-	for _, t := range sets {
-		p("![trade-off on %s](%s) ", t.Data, tradeOffPlot(t.Data))
-	}
-	p("\n\n## What is not reproduced\n\n")
-	p("- The other supervised comparison methods (S-Isomap, MUHSIC, MRE, NCA); the unsupervised ones other than PCA/classical MDS and t-SNE (metric MDS, LLE, Laplacian eigenmap, Isomap, MVU, CDA, CCA, local MDS).\n")
-	p("- TIMIT (not staged) and the paper's other unsupervised sets (mouse gene expression, compendium, sea-water, faces).\n")
-	p("- Five random restarts per method (NeRV runs once from PCA), and the paper's internal 10-fold validation of SNeRV's parameters (the mixture's own held-out likelihood picks G and s; λ is fixed at 0.1 and 0.3 as in the paper).\n")
-	_, err := io.WriteString(w, b.String())
-	return err
-}
-
-// paperMDS is the paper's metric-MDS row of Table 2.
-var paperMDS = map[string]float64{"Letter": 0.823, "Phoneme": 0.189, "Landsat": 0.151}
-
-// paperTable3 is the paper's Table 3 (two best supervised methods and the paired t-test p-value).
-var paperTable3 = map[string]string{
-	"Letter":  "SNeRV (λ = 0.1), PE, 1.8·10⁻⁶",
-	"Phoneme": "S-Isomap, SNeRV (λ = 0.3), 0.54",
-	"Landsat": "SNeRV (λ = 0.3), PE, 0.28",
-}
-
-func grid(l []float64) string {
-	s := make([]string, len(l))
-	for i, v := range l {
-		s[i] = fmt.Sprintf("%g", v)
-	}
-	return "{" + strings.Join(s, ", ") + "}"
-}
-
-// tableHead writes a markdown table's header and alignment rows: the first column left-aligned
+// TableHead writes a markdown table's header and alignment rows: the first column left-aligned
 // (right-aligned when numeric), the others right-aligned.
-func tableHead(b *strings.Builder, first string, numeric bool, cols ...string) {
+func TableHead(b *strings.Builder, first string, numeric bool, cols ...string) {
 	b.WriteString("| " + first + " |")
 	for _, c := range cols {
 		b.WriteString(" " + c + " |")
@@ -433,8 +115,8 @@ func tableHead(b *strings.Builder, first string, numeric bool, cols ...string) {
 	b.WriteString(strings.Repeat("---:|", len(cols)) + "\n")
 }
 
-// dataDirOr returns dir, or ../shared/data next to the module root when dir is "".
-func dataDirOr(dir string) (string, error) {
+// DataDirOr returns dir, or ../shared/data next to the module root when dir is "".
+func DataDirOr(dir string) (string, error) {
 	if dir != "" {
 		return dir, nil
 	}

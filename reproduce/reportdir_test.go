@@ -30,7 +30,7 @@ func TestReliabilityReportDirAllOrNothing(t *testing.T) {
 	}
 	os.WriteFile(filepath.Join(dir, "r.md"), []byte("old report"), 0o644)
 	injected := errors.New("injected failure")
-	err := writeReportDir(dir, "r.md", fakePlots, func(w io.Writer) error {
+	err := WriteReportDir(dir, "r.md", fakePlots, func(w io.Writer) error {
 		io.WriteString(w, "half a report")
 		return injected
 	})
@@ -49,7 +49,7 @@ func TestReliabilityReportDirAllOrNothing(t *testing.T) {
 	if err := os.Symlink(real, filepath.Join(dir, "a.png")); err != nil {
 		t.Fatal(err)
 	}
-	if err := writeReportDir(dir, "r.md", fakePlots, func(w io.Writer) error {
+	if err := WriteReportDir(dir, "r.md", fakePlots, func(w io.Writer) error {
 		_, err := io.WriteString(w, "new report")
 		return err
 	}); err != nil {

@@ -134,3 +134,32 @@ func HeldOutKNNError(y *mat.Dense, labels []int, train, test []int, k int) (floa
 	}
 	return float64(wrong) / float64(counted), nil
 }
+
+// Median returns the median of x (x is reordered).
+func Median(x []float64) float64 {
+	sort.Float64s(x)
+	m := len(x) / 2
+	if len(x)%2 == 1 {
+		return x[m]
+	}
+	return (x[m-1] + x[m]) / 2
+}
+
+// Euclidean returns the n×n matrix of Euclidean distances between the rows of x.
+func Euclidean(x *mat.Dense) *mat.SymDense {
+	n, h := x.Dims()
+	d := mat.NewSymDense(n, nil)
+	for i := 0; i < n; i++ {
+		xi := x.RawRowView(i)
+		for j := i + 1; j < n; j++ {
+			xj := x.RawRowView(j)
+			var s float64
+			for k := 0; k < h; k++ {
+				e := xi[k] - xj[k]
+				s += e * e
+			}
+			d.SetSym(i, j, math.Sqrt(s))
+		}
+	}
+	return d
+}

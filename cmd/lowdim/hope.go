@@ -16,7 +16,7 @@ import (
 	"lowdim"
 	"lowdim/dataset"
 	"lowdim/hope"
-	"lowdim/reproduce"
+	"lowdim/reproduce/hopepaper"
 	"lowdim/viz"
 )
 
@@ -236,7 +236,7 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	}
 	var only []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "sets" || f.Name == "budget" || f.Name == "optimizer" || f.Name == "no-augment" {
+		if (f.Name == "sets" && paper != "scale") || f.Name == "budget" || f.Name == "optimizer" || f.Name == "no-augment" {
 			only = append(only, "-"+f.Name)
 		}
 	})
@@ -247,20 +247,20 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 }
 
 func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command string, seed uint64, quick bool, data string, workers int) error {
-	cfg := reproduce.HOPEConfig{DataDir: data, Seed: seed, Quick: quick, Budget: *h.budget, Workers: workers, Log: e.stderr}
+	cfg := hopepaper.HOPEConfig{DataDir: data, Seed: seed, Quick: quick, Budget: *h.budget, Workers: workers, Log: e.stderr}
 	for _, s := range strings.Split(*h.sets, ",") {
 		cfg.Sets = append(cfg.Sets, strings.ToUpper(s))
 	}
 	cfg.CG = *h.optimizer == "cg"
 	cfg.NoAugment = *h.noAugment
-	r, err := reproduce.RunHOPE(ctx, cfg, command)
+	r, err := hopepaper.RunHOPE(ctx, cfg, command)
 	if err != nil {
 		return err
 	}
 	if err := r.WriteDir(dir); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.HOPEReportFile))
+	fmt.Fprintln(e.stdout, filepath.Join(dir, hopepaper.HOPEReportFile))
 	return nil
 }
 

@@ -5,13 +5,16 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
-	"lowdim/reproduce"
+	"lowdim/reproduce/mlepaper"
+	"lowdim/reproduce/nervpaper"
+	"lowdim/reproduce/pepaper"
 )
 
 func runReproduce(ctx context.Context, e *env, args []string) error {
-	fs := newFlagSet("reproduce", "nerv|pe|hope|mle [flags]",
+	fs := newFlagSet("reproduce", "nerv|pe|hope|mle|scale [flags]",
 		"Reruns a paper's experiments and writes them up as a markdown report with PNG figures.\n"+
 			"Papers:\n"+
 			"  nerv (Venna et al., JMLR 2010): the unsupervised 5-NN errors of Table 2 on Letter,\n"+
@@ -30,8 +33,9 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    its Table 3.3, the time to re-embed 100,000 points after a move (-workers goroutines), and\n"+
 			"    the RMSE to PCA components 3–4 as 1–20 control points are placed (Figure 3.20). Writes\n"+
 			"    mle.md. About 2 minutes on 2 busy cores; -quick some seconds.\n"+
+			scaleReproduceHelp+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
-			"after the paper's name. -n, -folds and -scurve belong to nerv only. Progress goes to\n"+
+			"after the paper's name. -folds and -scurve belong to nerv only, -n to nerv and scale. Progress goes to\n"+
 			"standard error.", e)
 	var (
 		out     = fs.String("o", "", "output `DIR` (default reproduce-PAPER: reproduce-nerv, reproduce-pe, …)")
@@ -39,11 +43,13 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		quick   = fs.Bool("quick", false, "a small smoke-test run (nerv: 300 rows, 3 folds, λ ∈ {0, 0.5, 1}; pe: small subsets, few starts, n ≤ 1e5; mle: 3 runs of ≥ 5 ms, 20,000 re-embedded rows)")
 		data    = fs.String("data", "", "`DIR` holding the staged data sets (default: ../shared/data next to the module root)")
 		scurve  = fs.String("scurve", "", "nerv only: the S-curve `FILE` (SOM_PAK; default: nerv/testdata/scurve1000.dat in the module)")
-		n       = fs.Int("n", 0, "nerv only: rows per random subset (default 1500; 300 with -quick)")
+		n       intList
 		folds   = fs.Int("folds", 0, "nerv only: cross-validation folds (default 10; 3 with -quick)")
 		workers = fs.Int("workers", 0, "goroutines per fit (default: the number of CPUs)")
 	)
+	fs.Var(&n, "n", "nerv: rows per random subset (default 1500; 300 with -quick); scale: comma-separated MNIST `sizes` (default 10k,20k,70k; 5000 with -quick)")
 	hr := registerHOPEReproduce(fs)
+	sr := registerScaleReproduce(fs)
 	if err := parseFlags(fs, args, e); err != nil {
 		return err
 	}
@@ -58,13 +64,23 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			return usagef("expected one paper name, nerv or pe; found %q and then %q", paper, strings.Join(fs.Args(), " "))
 		}
 	}
-	if paper != "nerv" && paper != "pe" && paper != "hope" && paper != "mle" {
-		return usagef("expected one paper name, nerv, pe, hope or mle; found %q", paper)
+	if paper != "nerv" && paper != "pe" && paper != "hope" && paper != "mle" && paper != "scale" {
+		return usagef("expected one paper name, nerv, pe, hope, mle or scale; found %q", paper)
 	}
 	if err := hr.check(fs, paper); err != nil {
 		return err
 	}
-	if *n < 0 || *folds < 0 || *workers < 0 {
+	if err := sr.check(fs, paper); err != nil {
+		return err
+	}
+	nervN := 0
+	if paper == "nerv" && len(n) > 0 {
+		if len(n) > 1 {
+			return usagef("-n: expected one number for nerv, found %s", n.String())
+		}
+		nervN = n[0]
+	}
+	if slices.ContainsFunc(n, func(v int) bool { return v < 0 }) || *folds < 0 || *workers < 0 {
 		return usagef("-n, -folds and -workers: expected non-negative numbers")
 	}
 	dir := *out
@@ -72,6 +88,9 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		dir = "reproduce-" + paper
 	}
 	command := "lowdim reproduce " + strings.Join(args, " ")
+	if paper == "scale" {
+		return sr.run(ctx, e, fs, dir, command, *seed, *quick, *data, n)
+	}
 	if paper == "hope" {
 		return hr.run(ctx, e, dir, command, *seed, *quick, *data, *workers)
 	}
@@ -87,37 +106,37 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	if paper == "mle" {
-		cfg := reproduce.MLEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
-		r, err := reproduce.RunMLE(ctx, cfg, command)
+		cfg := mlepaper.MLEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
+		r, err := mlepaper.RunMLE(ctx, cfg, command)
 		if err != nil {
 			return err
 		}
 		if err := r.WriteDir(dir); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.MLEReportFile))
+		fmt.Fprintln(e.stdout, filepath.Join(dir, mlepaper.MLEReportFile))
 		return nil
 	}
 	if paper == "pe" {
-		cfg := reproduce.PEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
-		r, err := reproduce.RunPE(ctx, cfg, command)
+		cfg := pepaper.PEConfig{DataDir: *data, Seed: *seed, Quick: *quick, Workers: *workers, Log: e.stderr}
+		r, err := pepaper.RunPE(ctx, cfg, command)
 		if err != nil {
 			return err
 		}
 		if err := r.WriteDir(dir); err != nil {
 			return err
 		}
-		fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.PEReportFile))
+		fmt.Fprintln(e.stdout, filepath.Join(dir, pepaper.PEReportFile))
 		return nil
 	}
-	cfg := reproduce.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: *n, Folds: *folds, Workers: *workers, Log: e.stderr}
-	r, err := reproduce.Run(ctx, cfg, command)
+	cfg := nervpaper.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: nervN, Folds: *folds, Workers: *workers, Log: e.stderr}
+	r, err := nervpaper.Run(ctx, cfg, command)
 	if err != nil {
 		return err
 	}
 	if err := r.WriteDir(dir); err != nil {
 		return err
 	}
-	fmt.Fprintln(e.stdout, filepath.Join(dir, reproduce.ReportFile))
+	fmt.Fprintln(e.stdout, filepath.Join(dir, nervpaper.ReportFile))
 	return nil
 }

@@ -19,6 +19,16 @@ func TestReproduceUsage(t *testing.T) {
 		{"reproduce", "-n", "500", "pe"},
 		{"reproduce", "pe", "-folds", "5"},
 		{"reproduce", "-scurve", "x.dat", "pe"},
+		// nerv takes one -n; the scale flags belong to scale, nerv's and hope's not to it.
+		{"reproduce", "-n", "10,20", "nerv"},
+		{"reproduce", "-runs", "3", "pe"},
+		{"reproduce", "nerv", "-max-n", "1000"},
+		{"reproduce", "scale", "-folds", "3"},
+		{"reproduce", "scale", "-budget", "2"},
+		{"reproduce", "scale", "-n", "ten"},
+		{"reproduce", "scale", "-runs", "-1"},
+		{"reproduce", "scale", "-parts", "mnist,speed", "-lowdim", "/nonexistent"},
+		{"reproduce", "scale", "-n", "80000", "-lowdim", "/nonexistent"},
 	} {
 		if _, stderr, status := runCLI(t, "", args...); status != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, status, stderr)
@@ -32,7 +42,7 @@ func TestReproduceUsage(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("reproduce -h: status %d", status)
 	}
-	for _, want := range []string{"-o DIR", "reproduce-nerv", "reproduce-pe", "pe (Iwata", "-quick", "-seed", "(default 1)", "nerv only", "Exit status"} {
+	for _, want := range []string{"-o DIR", "reproduce-nerv", "reproduce-pe", "pe (Iwata", "scale (issue 16", "-max-n N", "-quick", "-seed", "(default 1)", "nerv only", "Exit status"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("reproduce -h lacks %q", want)
 		}

@@ -1,0 +1,6 @@
+//go:build !race
+
+package reprotest
+
+// RaceEnabled: the race detector slows the fits tenfold.
+const RaceEnabled = false

@@ -1,0 +1,73 @@
+package nervpaper
+
+import (
+	"fmt"
+	"io"
+	"sync"
+	"time"
+)
+
+// Config holds the settings of the NeRV reproduction. The zero value of each field means the
+// documented default; Quick changes several defaults to a small run that finishes in well under
+// a minute.
+type Config struct {
+	// DataDir holds the staged data sets (letter/, satimage/, phoneme_lvqpak/); "" means
+	// ../shared/data next to the module root (see FindShared).
+	DataDir string
+	// SCurve is the S-curve file (SOM_PAK); "" means nerv/testdata/scurve1000.dat in the module.
+	SCurve string
+	// Seed seeds the random subsets, the cross-validation folds, the mixtures and the embeddings.
+	Seed uint64
+	// Quick shrinks the run: N 300, Folds 3, λ grid {0, 0.5, 1}, 50 CG iterations per NeRV fit.
+	Quick bool
+	// N is the size of the random subsets; 0 means 1,500 (the paper's), 300 when Quick.
+	N int
+	// Folds is the number of cross-validation folds; 0 means 10 (the paper's), 3 when Quick.
+	Folds int
+	// Lambdas is the λ grid of the F-measure rule and of the trade-off curves; nil means
+	// DefaultLambdas (0, 0.1, …, 1), {0, 0.5, 1} when Quick.
+	Lambdas []float64
+	// Workers bounds the goroutines of every fit and measure; 0 means runtime.NumCPU().
+	Workers int
+	// Log receives one line per finished step (progress); nil means silent.
+	Log io.Writer
+
+	logMu *sync.Mutex
+	start time.Time
+}
+
+func (c *Config) defaults() {
+	if c.N == 0 {
+		c.N = 1500
+		if c.Quick {
+			c.N = 300
+		}
+	}
+	if c.Folds == 0 {
+		c.Folds = 10
+		if c.Quick {
+			c.Folds = 3
+		}
+	}
+	if c.Lambdas == nil {
+		c.Lambdas = DefaultLambdas()
+		if c.Quick {
+			c.Lambdas = []float64{0, 0.5, 1}
+		}
+	}
+	if c.logMu == nil {
+		c.logMu = new(sync.Mutex)
+	}
+	if c.start.IsZero() {
+		c.start = time.Now()
+	}
+}
+
+func (c *Config) logf(format string, args ...any) {
+	if c.Log == nil {
+		return
+	}
+	c.logMu.Lock()
+	defer c.logMu.Unlock()
+	fmt.Fprintf(c.Log, "[%7.1fs] %s\n", time.Since(c.start).Seconds(), fmt.Sprintf(format, args...))
+}

@@ -1,0 +1,174 @@
+package nervpaper
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/nerv"
+	"lowdim/posterior"
+	"lowdim/reproduce"
+	"lowdim/reproduce/internal/reprotest"
+)
+
+func TestFoldsPartition(t *testing.T) {
+	n, k := 103, 10
+	f := Folds(n, k, 7)
+	seen := make([]int, n)
+	for _, fold := range f {
+		if len(fold) < n/k || len(fold) > n/k+1 {
+			t.Errorf("fold of %d rows, want %d or %d", len(fold), n/k, n/k+1)
+		}
+		for _, i := range fold {
+			seen[i]++
+		}
+	}
+	for i, c := range seen {
+		if c != 1 {
+			t.Fatalf("row %d in %d folds", i, c)
+		}
+	}
+	g := Folds(n, k, 7)
+	for i := range f {
+		for j := range f[i] {
+			if f[i][j] != g[i][j] {
+				t.Fatal("same seed, different folds")
+			}
+		}
+	}
+}
+
+func TestLoaders(t *testing.T) {
+	dir := reprotest.DataDir(t)
+	ph, err := LoadPhoneme(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SOURCES.md: 1,962 rows per file, the same label counts in both; the 7 rarest labels
+	// (J 39, H 34, Y 28, D 15, & 13, \ 4, F 1 = 134 rows per file) are dropped.
+	if ph.Len() != 2*(1962-134) || len(ph.ClassNames) != 13 || ph.Dim() != 20 {
+		t.Errorf("Phoneme: %d rows, %d classes, %d features; want %d, 13, 20", ph.Len(), len(ph.ClassNames), ph.Dim(), 2*(1962-134))
+	}
+	for _, c := range ph.ClassNames {
+		if strings.ContainsAny(c, "JHYD&\\F") {
+			t.Errorf("Phoneme keeps the rare class %q", c)
+		}
+	}
+	ls, err := LoadLandsat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// SOURCES.md / UCI: 4,435 training + 2,000 test rows, 36 features, 6 classes.
+	if ls.Len() != 6435 || ls.Dim() != 36 || len(ls.ClassNames) != 6 {
+		t.Errorf("Landsat: %d×%d, %d classes; want 6435×36, 6", ls.Len(), ls.Dim(), len(ls.ClassNames))
+	}
+	a, b := reproduce.RandomSubset(ls, 100, 3), reproduce.RandomSubset(ls, 100, 3)
+	if !mat.Equal(a.X, b.X) {
+		t.Error("same seed, different subsets")
+	}
+	if _, err := LoadLetter(t.TempDir()); err == nil || !strings.Contains(err.Error(), "letter-recognition.data") {
+		t.Errorf("missing file: error %v should name letter-recognition.data", err)
+	}
+}
+
+// TestQuickReport runs the quick variant end to end and checks that the report has every
+// section, finite numbers and its plots.
+func TestQuickReport(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs every experiment on small subsets (about a minute); skipped under -short")
+	}
+	dir := reprotest.DataDir(t)
+	c := Config{DataDir: dir, Seed: 1, Quick: true, N: 150, Folds: 3}
+	r, err := Run(context.Background(), c, "go test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Unsupervised) != 3 || len(r.Supervised) != 2 || r.SCurve == nil {
+		t.Fatalf("%d unsupervised, %d supervised results, S-curve %v", len(r.Unsupervised), len(r.Supervised), r.SCurve != nil)
+	}
+	for _, u := range r.Unsupervised {
+		best := u.Sweep[u.Best]
+		for _, s := range u.Sweep {
+			if s.F > best.F {
+				t.Errorf("%s: λ=%g has F %v above the chosen λ=%g's %v", u.Data, s.Lambda, s.F, best.Lambda, best.F)
+			}
+		}
+		for _, s := range append(u.Sweep, u.Methods...) {
+			for _, v := range []float64{s.KNNError, s.RankPrecision, s.RankRecall, s.F} {
+				if !(v >= 0 && v <= 1) {
+					t.Errorf("%s %s λ=%g: value %v outside [0, 1]", u.Data, s.Method, s.Lambda, v)
+				}
+			}
+		}
+	}
+	for _, s := range r.Supervised {
+		// SNeRV at two λ, PE and PCA.
+		if len(s.Methods) != 4 || s.Methods[2].Method != "PE" {
+			t.Errorf("%s: methods %v, want SNeRV ×2, PE, PCA", s.Data, s.Methods)
+		}
+		if s.Best == s.Second || !(s.Test.P >= 0 && s.Test.P <= 1) {
+			t.Errorf("%s: best %d second %d p %v", s.Data, s.Best, s.Second, s.Test.P)
+		}
+		for _, m := range s.Methods {
+			if len(m.Errors) != 3 {
+				t.Errorf("%s %s: %d fold errors, want 3", s.Data, m.Method, len(m.Errors))
+			}
+		}
+	}
+	out := t.TempDir()
+	if err := r.WriteDir(out); err != nil {
+		t.Fatal(err)
+	}
+	md, err := os.ReadFile(filepath.Join(out, ReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(md)
+	for _, want := range []string{"## 1. Unsupervised", "## 2. Supervised", "## 3. The precision–recall trade-off",
+		"Machine:", "Seed 1", "Command: `go test`", "total wall time", "13 most frequent", "p-value", "| PE |"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"NaN", "Inf", "%!"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("report contains %q", bad)
+		}
+	}
+	// Every linked figure exists and is a PNG.
+	reprotest.CheckFiguresAndNumbers(t, out, text, 3+3+2+4, 50)
+}
+
+// TestSNeRVMatchesNervSupervised checks that the composed SNeRV gives nerv.Supervised's embedding.
+func TestSNeRVMatchesNervSupervised(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits two mixtures and two NeRV embeddings; skipped under -short")
+	}
+	d, err := LoadLandsat(reprotest.DataDir(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := reproduce.RandomSubset(d, 200, 2)
+	for i := 0; i < 20; i++ {
+		s.Labels[i] = -1 // held out
+	}
+	mix := posterior.DiscriminativeMixture{Seed: 5}
+	ys, fm, err := SNeRV{Mixture: mix, Lambdas: []float64{0.3}, Seed: 5, Iterations: 20}.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := nerv.Supervised{
+		Embedder: nerv.Embedder{Lambda: nerv.Lambda(0.3), Perplexity: fm.Perplexity, Seed: 5, Iterations: 20},
+		Mixture:  mix,
+	}.Fit(context.Background(), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mat.EqualApprox(ys[0], m.Embedding(), 1e-12) {
+		t.Errorf("composed SNeRV and nerv.Supervised differ:\n%v\n%v", mat.Formatted(ys[0].Slice(0, 3, 0, 2)), mat.Formatted(m.Embedding().Slice(0, 3, 0, 2)))
+	}
+}

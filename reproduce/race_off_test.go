@@ -1,6 +1,0 @@
-//go:build !race
-
-package reproduce
-
-// raceEnabled: the race detector slows the fits tenfold.
-const raceEnabled = false
