@@ -122,8 +122,9 @@
 // lowdim transform): see Map.
 //
 // Measured (the 2-core machine, plain go build, lowdim embed -method tsne -neighbors 30, lowdim
-// eval -neighbors 20): the first 10,000 MNIST digits in 9.5 s and 276 MB, T(20) 0.980 and 5-NN
-// error 0.044 (Rtsne, same run: 26.5 s, 369 MB, 0.979, 0.044); all 70,000 in 116 s and 1.7 GB.
+// eval -neighbors 20, lowdim reproduce scale): the first 10,000 MNIST digits in 13 s and 0.28 GB,
+// T(20) 0.980 and 5-NN error 0.044 (Rtsne, same run: 53 s, 0.44 GB, 0.979, 0.044); all 70,000 in
+// 110 s and 1.65 GB, T(20) 0.9915 and 5-NN error 0.0216.
 // t-NeRV λ = 0.1 on the 10,000: T(20) 0.984 (t-SNE 0.980), smoothed precision loss 6.78 (t-SNE
 // 6.48). The report `lowdim reproduce scale` reruns these side by side with Rtsne.
 package nerv
