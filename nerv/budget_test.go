@@ -3,8 +3,6 @@ package nerv
 import (
 	"context"
 	"errors"
-	"math"
-	"runtime"
 	"strings"
 	"testing"
 
@@ -12,23 +10,12 @@ import (
 
 	"lowdim/dataset"
 	"lowdim/internal/membudget"
+	"lowdim/internal/membudget/budgettest"
 )
 
-// lineMatrix is the n×n distance matrix |i − j| of n points on a line, without storage.
-type lineMatrix int
+type lineMatrix = budgettest.LineMatrix
 
-func (n lineMatrix) Dims() (int, int)  { return int(n), int(n) }
-func (lineMatrix) At(i, j int) float64 { return math.Abs(float64(i - j)) }
-func (n lineMatrix) T() mat.Matrix     { return n }
-
-// allocated is the bytes f allocates (all goroutines'; the tests run one at a time).
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
+var allocated = budgettest.Allocated
 
 // refuses runs a fit that must be refused up front: the error must match membudget.ErrTooBig
 // and dataset.ErrInvalid and start with want, and the fit must allocate less than 1 MiB — far

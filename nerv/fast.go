@@ -355,14 +355,7 @@ func (e Embedder) approxStart(ctx context.Context, x, pcs *mat.Dense, n, dim int
 	y := make([]float64, n*dim)
 	switch {
 	case e.Start != nil:
-		r, c := e.Start.Dims()
-		if r != n || c != dim {
-			return nil, dataset.Invalidf("%s: the starting layout is %d×%d, expected %d×%d", e.name(), r, c, n, dim)
-		}
-		for i := range n {
-			copy(y[i*dim:], e.Start.RawRowView(i))
-		}
-		return y, nil
+		return e.givenStart(y, n, dim)
 	case e.Init == InitRandom || (x == nil && e.Distances == nil):
 		rng := rand.New(rand.NewPCG(e.Seed, 0x6e657276))
 		for k := range y {

@@ -302,20 +302,25 @@ func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Re
 	return res, nil
 }
 
+// givenStart copies e.Start (n×dim) into y.
+func (e Embedder) givenStart(y []float64, n, dim int) ([]float64, error) {
+	r, c := e.Start.Dims()
+	if r != n || c != dim {
+		return nil, dataset.Invalidf("%s: the starting layout is %d×%d, expected %d×%d", e.name(), r, c, n, dim)
+	}
+	for i := range n {
+		copy(y[i*dim:], e.Start.RawRowView(i))
+	}
+	return y, nil
+}
+
 // start returns the initial layout, row-major.
 func (e Embedder) start(ctx context.Context, x *mat.Dense, in *input, dim int) ([]float64, error) {
 	n := in.n
 	y := make([]float64, n*dim)
 	switch {
 	case e.Start != nil:
-		r, c := e.Start.Dims()
-		if r != n || c != dim {
-			return nil, dataset.Invalidf("%s: the starting layout is %d×%d, expected %d×%d", e.name(), r, c, n, dim)
-		}
-		for i := range n {
-			copy(y[i*dim:], e.Start.RawRowView(i))
-		}
-		return y, nil
+		return e.givenStart(y, n, dim)
 	case e.Init == InitRandom:
 		rng := rand.New(rand.NewPCG(e.Seed, 0x6e657276))
 		for k := range y {

@@ -3,32 +3,17 @@ package cmds
 import (
 	"context"
 	"errors"
-	"math"
-	"runtime"
 	"strings"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"lowdim/dataset"
 	"lowdim/internal/membudget"
+	"lowdim/internal/membudget/budgettest"
 )
 
-// lineMatrix is the n×n distance matrix |i − j| of n points on a line, without storage.
-type lineMatrix int
+type lineMatrix = budgettest.LineMatrix
 
-func (n lineMatrix) Dims() (int, int)  { return int(n), int(n) }
-func (lineMatrix) At(i, j int) float64 { return math.Abs(float64(i - j)) }
-func (n lineMatrix) T() mat.Matrix     { return n }
-
-// allocated is the bytes f allocates (all goroutines'; the tests run one at a time).
-func allocated(f func()) uint64 {
-	var a, b runtime.MemStats
-	runtime.ReadMemStats(&a)
-	f()
-	runtime.ReadMemStats(&b)
-	return b.TotalAlloc - a.TotalAlloc
-}
+var allocated = budgettest.Allocated
 
 // TestRefusesHugeDistanceMatrix: a million objects would need 3 n×n matrices, 22,352 GiB; with
 // 1 GiB available (injected through LOWDIM_MEMORY) FromDistances refuses before it allocates
