@@ -216,7 +216,10 @@ func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error)
 
 const bufSize = 1 << 16
 
-// decompress returns a buffered reader over r, gunzipping it when it starts with the gzip magic.
+// OpenFile opens path for reading as the readers of this package do (a missing file and a corrupt
+// gzip stream are invalid input naming the file); other packages' file formats use it too.
+func OpenFile(path string) (*bufio.Reader, *os.File, error) { return openFile(path) }
+
 // openFile opens path for reading, gunzipping it when it starts with gzip's magic bytes. The
 // caller closes the returned file.
 func openFile(path string) (*bufio.Reader, *os.File, error) {
@@ -235,6 +238,7 @@ func openFile(path string) (*bufio.Reader, *os.File, error) {
 	return r, f, nil
 }
 
+// decompress returns a buffered reader over r, gunzipping it when it starts with the gzip magic.
 func decompress(r io.Reader, name string) (*bufio.Reader, error) {
 	br := bufio.NewReaderSize(r, bufSize)
 	magic, _ := br.Peek(2)

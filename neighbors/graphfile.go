@@ -3,11 +3,8 @@ package neighbors
 import (
 	"bufio"
 	"bytes"
-	"compress/gzip"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"math"
 	"os"
 	"slices"
@@ -200,39 +197,10 @@ func WriteGraph(wIdx, wDist io.Writer, g *Graph) error {
 	return bd.Flush()
 }
 
-// openGraphFile opens path, gunzipping it when it starts with gzip's magic bytes.
+// openGraphFile opens path, gunzipping it when it starts with gzip's magic bytes (dataset.OpenFile).
 func openGraphFile(path string) (*os.File, *bufio.Reader, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil, dataset.Invalidf("%s: no such file", path)
-		}
-		return nil, nil, err
-	}
-	br := bufio.NewReaderSize(f, 1<<16)
-	if magic, _ := br.Peek(2); len(magic) == 2 && magic[0] == 0x1f && magic[1] == 0x8b {
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			f.Close()
-			return nil, nil, &dataset.ParseError{File: path, Expected: "a gzip stream", Found: "a bad gzip header", Err: err}
-		}
-		return f, bufio.NewReaderSize(&gzipReader{zr, path}, 1<<16), nil
-	}
-	return f, br, nil
-}
-
-// gzipReader marks a corrupt gzip stream as bad input.
-type gzipReader struct {
-	r    io.Reader
-	name string
-}
-
-func (g *gzipReader) Read(p []byte) (int, error) {
-	n, err := g.r.Read(p)
-	if err != nil && err != io.EOF {
-		err = &dataset.ParseError{File: g.name, Expected: "a complete gzip stream", Found: err.Error(), Err: err}
-	}
-	return n, err
+	br, f, err := dataset.OpenFile(path)
+	return f, br, err
 }
 
 // graphLines reads the data lines of one graph file and splits them into fields.
