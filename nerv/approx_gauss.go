@@ -3,6 +3,8 @@ package nerv
 import (
 	"context"
 	"math"
+
+	"lowdim/affinity"
 )
 
 // gaussState holds what the approximate NeRV (Gaussian) evaluation keeps between calls.
@@ -307,7 +309,7 @@ func (t *spTree) sourceWalk(yj []float64, self int32, b, r0, ca, cb float64, sta
 // With D_i = KL(q_i‖p_i), log ε_i the row's floor and shifted sums (see gaussState),
 //
 //	D_i = −b_i (S_i/Z_i − r0_i) − log Z_i − Σ_{G_i} q (log p − log ε_i) − log ε_i
-//	R_i = KL(p_i‖q_i) = Σ_{G_i} p log p + b_i (Σ_{G_i} p r − r0_i) + log Z_i
+//	R_i = KL(p_i‖q_i) = Σ_{G_i} p log p + Σ_{G_i} p min(b_i r, MaxExp) − b_i r0_i + log Z_i
 //	w_ij = Ã_i g_ij + B̃_i c r_ij g_ij + [j∈G_i] coef_ij,
 //	Ã_i = β_i [−λ + (1−λ)(D_i + log Z_i − b_i r0_i + log ε_i)]/Z_i,  B̃_i = (1−λ) β_i²/Z_i,
 //	∂E/∂y_i = (2c/n) Σ_j (w_ij + w_ji)(y_i − y_j) + (∂E/∂c)(∂c/∂y_i),
@@ -351,12 +353,12 @@ func (a *approx) gaussEval(y, grad []float64, exag float64) (cost, prec, rec flo
 			q := math.Exp(-b*(r-r0)) / s.z
 			p, lp := sp.p[m], sp.lp[m]
 			plp += p * lp
-			pr += p * r
+			pr += p * math.Min(b*r, affinity.MaxExp)
 			qlp += q * (lp - le)
 		}
 		lz := math.Log(s.z)
 		D := -b*(s.s/s.z-r0) - lz - qlp - le
-		R := plp + b*(pr-r0) + lz
+		R := plp + pr - b*r0 + lz
 		beta := g.beta[i]
 		A := beta * (-lam + (1-lam)*(D+lz-b*r0+le)) / s.z
 		B := (1 - lam) * beta * beta / s.z * c
@@ -367,6 +369,9 @@ func (a *approx) gaussEval(y, grad []float64, exag float64) (cost, prec, rec flo
 			r := dist2(yi, yj)
 			q := math.Exp(-b*(r-r0)) / s.z
 			cf := beta * (lam*exag*sp.p[m] + (1-lam)*q*(sp.lp[m]-le))
+			if b*r >= affinity.MaxExp {
+				cf = 0 // the exponent is clamped: the pair's terms do not depend on y
+			}
 			g.coef[m] = cf
 			dEdc += cf * r
 			for d := range dim {

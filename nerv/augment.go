@@ -16,7 +16,7 @@ import (
 // the input graph lacks. The new entries carry p = 0 — outside the graph the recall term keeps
 // p = 0 — and the input-side log p of the pair from the rows of x:
 //
-//	log p_j|i = −min((a_ij − amin_i)/σ_i², MaxExp) − lz_i,  a_ij = ‖x_i − x_j‖²/mean²,
+//	log p_j|i = −(min(a_ij/σ_i², MaxExp) − tmin_i) − lz_i,  a_ij = ‖x_i − x_j‖²/mean²,
 //	log p_ij = log((p_j|i + p_i|j)/(2n))  (t-NeRV),
 //
 // with row i's normaliser lz_i taken over its graph, as the graph's own entries are.
@@ -49,7 +49,7 @@ func (sp *sparseP) augment(ctx context.Context, x *mat.Dense, y []float64, dim, 
 	scale := 1 / (sp.mean * sp.mean)
 	logc := func(i, j int) float64 {
 		a := dist2(x.RawRowView(i), x.RawRowView(j)) * scale
-		return -math.Min((a-sp.amin[i])/sp.sigma2[i], affinity.MaxExp) - sp.lz[i]
+		return -(math.Min(a/sp.sigma2[i], affinity.MaxExp) - sp.tmin[i]) - sp.lz[i]
 	}
 	l2n := math.Log(2 * float64(n))
 	rows := make([]struct {

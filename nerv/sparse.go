@@ -48,9 +48,9 @@ type sparseP struct {
 	maxD    float64   // largest normalised distance seen in the graph
 	k       int       // neighbours per row in the graph
 	entries int
-	// amin and lz give the conditional log p_j|i = −min((a_ij − amin_i)/σ_i², MaxExp) − lz_i of
+	// tmin and lz give the conditional log p_j|i = −(min(a_ij/σ_i², MaxExp) − tmin_i) − lz_i of
 	// any pair from its mean-normalised squared distance a_ij (augment uses them).
-	amin, lz []float64
+	tmin, lz []float64
 }
 
 // meanExactMax: up to this many rows the mean input distance is computed exactly over all pairs
@@ -127,7 +127,7 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 		return nil, dataset.Invalidf("nerv: %g effective neighbours need more than the graph's %d neighbours per row", perplexity, k)
 	}
 	scale := 1 / (mean * mean)
-	sp := &sparseP{n: n, k: k, mean: mean, sigma2: make([]float64, n), amin: make([]float64, n), lz: make([]float64, n)}
+	sp := &sparseP{n: n, k: k, mean: mean, sigma2: make([]float64, n), tmin: make([]float64, n), lz: make([]float64, n)}
 	cp := make([]float64, n*k)  // conditional p_j|i, row-major like g
 	clp := make([]float64, n*k) // and its logarithm
 	maxSq := make([]float64, n)
@@ -141,15 +141,19 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 		maxSq[i] = a[k-1]
 		s2 := affinity.Sigma2(a, perplexity, cal)
 		sp.sigma2[i] = s2
-		amin := affinity.Min(a)
+		// The exponent is clamped before the row's shift, as on the exact path and in package
+		// quality: log p_j|i = −min(a_ij/σ_i², MaxExp) − log Σ_k exp(−min(a_ik/σ_i², MaxExp)).
+		// Clamping after the shift gave far pairs a different log p, and with it a precision
+		// term that left the exact path's once σ_i was small against the data (n ≳ 200).
+		tmin := math.Min(affinity.Min(a)/s2, affinity.MaxExp)
 		var z float64
 		for j, v := range a {
-			t := math.Min((v-amin)/s2, affinity.MaxExp)
+			t := math.Min(v/s2, affinity.MaxExp) - tmin
 			clp[i*k+j] = -t
 			z += math.Exp(-t)
 		}
 		lz := math.Log(z)
-		sp.amin[i], sp.lz[i] = amin, lz
+		sp.tmin[i], sp.lz[i] = tmin, lz
 		floor[i] = math.Inf(1)
 		if rowSq != nil && n-1 > k {
 			out := rowSq[i]
@@ -157,7 +161,7 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 				out -= v
 			}
 			abar := math.Max(out*scale/float64(n-1-k), a[k-1])
-			floor[i] = -math.Min((abar-amin)/s2, affinity.MaxExp) - lz
+			floor[i] = -(math.Min(abar/s2, affinity.MaxExp) - tmin) - lz
 		}
 		for j := range a {
 			l := clp[i*k+j] - lz
