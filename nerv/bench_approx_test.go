@@ -75,6 +75,9 @@ func benchApproxMNIST(b *testing.B, n int, student bool, lambda float64) {
 		b.Fatal(err)
 	}
 	a := newApprox(sp, 2, lambda, student, DefaultTheta, 2)
+	if !student {
+		a.initGauss(true)
+	}
 	if _, _, _, _, err := runGD(ctx, y, 2, gdSchedule{iters: 50, exagIters: 100, exag: 12, lr: float64(n) / 12}, (&approx{}).evalWith(newApprox(sp, 2, 1, true, DefaultTheta, 2)), nil); err != nil {
 		b.Fatal(err)
 	}
@@ -89,5 +92,6 @@ func BenchmarkApproxEvalMNIST(b *testing.B) {
 	for _, n := range []int{10000, 70000} {
 		b.Run(fmt.Sprintf("tsne/n=%d", n), func(b *testing.B) { benchApproxMNIST(b, n, true, 1) })
 		b.Run(fmt.Sprintf("tnerv0.1/n=%d", n), func(b *testing.B) { benchApproxMNIST(b, n, true, 0.1) })
+		b.Run(fmt.Sprintf("nerv0.1/n=%d", n), func(b *testing.B) { benchApproxMNIST(b, n, false, 0.1) })
 	}
 }

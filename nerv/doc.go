@@ -62,8 +62,8 @@
 //
 // Above ApproxMin = 3,000 rows t-SNE and t-NeRV take the approximate path (fast.go), after Yang,
 // Peltonen and Kaski (ICML 2013) and van der Maaten (JMLR 2014): O(n·k) memory, O(n·k + n log n)
-// per evaluation. Path forces either (CLI -exact, -approx); NeRV and SNE stay exact unless asked
-// (see approxFor: their approximate fits are right but not yet good at scale).
+// per evaluation. Path forces either (CLI -exact, -approx); SNE stays exact unless asked, and NeRV
+// with λ < 1 has no approximate path (below, "Why not Gaussian NeRV").
 //
 // Input side (sparse.go). Rows of more than PCADims = 50 features are first projected on their
 // first 50 principal components (fitted on at most 20,000 evenly spaced rows); neighbours are
@@ -97,6 +97,25 @@
 // (approx_gauss.go derives the terms; the weights of NeRV's two halves nearly cancel, so the
 // kernel must be flat across a far cell).
 //
+// Why not Gaussian NeRV. Its output kernel uses the input's σ_i on the mean-normalised layout, and
+// σ_i is not small against the layout: on MNIST σ_i² is 0.01–0.1 of the squared mean distance
+// (median 0.055 at n = 3,000, 0.043 at 10,000), so in any 2-D map a row's Gaussian reaches 15 %
+// of the points within 2σ_i (3,000 digits: 445 in the t-SNE map, 431 in the exact NeRV map).
+// That breaks both halves of the fast path. The precision term Σ_j q_j|i log p_j|i needs the input
+// log p of all those pairs, and a floor ε for the ones outside a graph of 3·k_eff is gamed: from
+// the t-SNE start the approximate cost's precision term fell from 4.00 to 2.36 while the true one
+// (exact evaluator, same layout) rose from 4.47 to 5.29 — a floor at the rows' mean costs the
+// same (measured loss 5.08); augmenting with output neighbours, as t-NeRV does, would need hundreds per row at 3,000 and thousands at 70,000. And the
+// far-field sums stay nearly O(n²): a kernel that spans the map must be flat across a far cell, so
+// few cells are far (1.66 s per evaluation at n = 10,000 against t-SNE's 13 ms). The exact path
+// meanwhile draws the map NeRV promises: 3,000 digits, λ = 0.1, 31 s, smoothed precision loss 3.64
+// against t-SNE's 4.43, rank-based 0.060 against 0.075, T(20) 0.949 against 0.968. What would
+// scale: the quadratic-form identity Σ_j g_ij ‖x_i − x_j‖² = ‖x_i‖² Σ g + Σ g ‖x_j‖² − 2x_i·Σ g x_j
+// makes the log p sums exact far-field sums with H + 1 more charges per source, and a grid (FFT)
+// with the bandwidths binned in log-spaced levels makes wide kernels cheap — together about
+// 100 convolutions per level and evaluation, not yet built. SNE (λ = 1) has no log p in its
+// gradient and is right on the approximate path, only slow (approxFor).
+//
 // Accuracy: with the complete graph and θ = 0 nothing is approximated, and the cost, both
 // divergences and the gradient equal the exact path's to 1e-10 relative for every member
 // (TestApproxEqualsExactAtFullGraph); on a sparse graph the gradient of the floored cost matches
@@ -111,7 +130,7 @@
 // more; learning rate max(n/12, 200) (Belkina et al. 2019, openTSNE and scikit-learn's "auto").
 // The start is the PCA layout scaled to a standard deviation of 10⁻⁴ in its first coordinate
 // (openTSNE's), or N(0, 10⁻⁸) with InitRandom. t-NeRV first runs this t-SNE schedule, then 500
-// iterations at its λ without exaggeration, with the output neighbours augmented. NeRV on the
+// iterations at its λ without exaggeration, with the output neighbours augmented. SNE on the
 // approximate path starts from that t-SNE layout and runs the conjugate gradients of the exact
 // path. Rows are processed in chunks; every per-row result goes to its own slot and sums are
 // added in row order, so the layout is the same bytes for any number of workers and GOMAXPROCS

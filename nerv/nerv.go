@@ -232,10 +232,13 @@ func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Re
 		return nil, dataset.Invalidf("%s: %g effective neighbours: expected more than 1 and fewer than n−1 = %d (the other points)", who, k, n-1)
 	}
 	if e.approxFor(n) {
+		if e.Variant == Gaussian && lam < 1 {
+			return nil, dataset.Invalidf("%s: λ = %g has no approximate path: NeRV's precision term needs the input log p of every pair under each output Gaussian, and with the input's σ_i on the mean-normalised layout that Gaussian covers a tenth of all points or more, far beyond any k-NN graph; with a floor standing in for the rest the fit games the floor (first 3,000 MNIST digits, λ = 0.1: smoothed precision loss 5.29 approximate, 3.64 exact, 4.43 t-SNE). Use the exact path (-exact, O(n²) per step), tnerv for the precision–recall trade-off at scale, or λ = 1 (sne)", who, lam)
+		}
 		return e.fitApprox(ctx, d, who, n, k, dim, lam, workers)
 	}
 	if n > ApproxMin && e.Path == PathAuto && e.Warn != nil {
-		e.Warn(fmt.Sprintf("%s: n = %d on the exact path: every step costs O(n²) — about %.0f× a step at n = %d; tnerv and tsne take the fast path above %d rows (nerv and sne only with -approx, which is not yet good at scale)", who, n, float64(n)*float64(n)/(ApproxMin*ApproxMin), ApproxMin, ApproxMin))
+		e.Warn(fmt.Sprintf("%s: n = %d on the exact path: every step costs O(n²) — about %.0f× a step at n = %d; tnerv and tsne take the fast path above %d rows (sne with -approx; nerv with λ < 1 has none)", who, n, float64(n)*float64(n)/(ApproxMin*ApproxMin), ApproxMin, ApproxMin))
 	}
 	if err := e.checkExact(who, n, dim, workers, budget, e.Distances != nil, 0); err != nil {
 		return nil, err

@@ -112,7 +112,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		lambda    = fs.Float64("lambda", nerv.DefaultLambda, "NeRV's precision–recall trade-off λ in [0,1]: 0 is all precision (trustworthiness), 1 all recall; -method nerv, tnerv, snerv")
 		iters     = fs.Int("iterations", 0, fmt.Sprintf("nerv family: on the exact path at most this many conjugate-gradient iterations after the 10 annealing rounds, stopping earlier when the cost settles (0: %d); on the approximate path of tsne and tnerv the gradient-descent iterations after early exaggeration (0: %d)", nerv.DefaultIterations, nerv.DefaultApproxIterations))
 		exact     = fs.Bool("exact", false, fmt.Sprintf("nerv family: evaluate every pair, O(n²) (the default for tsne and tnerv up to n = %d, and for nerv, sne and snerv)", nerv.ApproxMin))
-		approx    = fs.Bool("approx", false, fmt.Sprintf("nerv family: sparse k-NN neighbourhoods and Barnes–Hut sums, O(n log n) (the default for tsne and tnerv above n = %d; for nerv and sne see the README: correct but not yet good at scale)", nerv.ApproxMin))
+		approx    = fs.Bool("approx", false, fmt.Sprintf("nerv family: sparse k-NN neighbourhoods and Barnes–Hut sums, O(n log n) (the default for tsne and tnerv above n = %d; sne only when asked, and nerv with λ < 1 refuses it: see the README)", nerv.ApproxMin))
 		graphK    = fs.Int("graph-k", 0, "approximate path: nearest neighbours kept per row (default 3·neighbors, at most n−1)")
 		graphIdx  = fs.String("graph-index", "", "approximate path: a precomputed k-NN graph's neighbour indices, n rows of k 0-based row numbers (CSV or whitespace; umap's leading self column is dropped); needs -graph-dist")
 		graphDist = fs.String("graph-dist", "", "the Euclidean distances of -graph-index, n rows of k")

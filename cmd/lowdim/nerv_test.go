@@ -201,6 +201,18 @@ func TestApproxPathCLI(t *testing.T) {
 	if _, stderr, status := runCLI(t, "", "embed", "-method", "tsne", "-exact", "-model", model, in); status != 2 || !strings.Contains(stderr, "cannot place new rows") {
 		t.Errorf("an exact t-SNE saved as a model: status %d, %q", status, stderr)
 	}
+	// Gaussian NeRV below λ = 1 has no approximate path (nerv/doc.go, "Why not Gaussian NeRV"):
+	// asked for one, from rows or from a graph, it says so and writes nothing.
+	for _, extra := range [][]string{{in}, {"-graph-index", ip, "-graph-dist", dp, in}} {
+		out := filepath.Join(dir, "nerv.csv")
+		args := append([]string{"embed", "-method", "nerv", "-lambda", "0.3", "-approx", "-neighbors", "8", "-o", out}, extra...)
+		if _, stderr, status := runCLI(t, "", args...); status != 2 || !strings.Contains(stderr, "has no approximate path") {
+			t.Errorf("nerv λ = 0.3 -approx %v: status %d, %q", extra[:len(extra)-1], status, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("nerv λ = 0.3 -approx %v wrote %s", extra[:len(extra)-1], out)
+		}
+	}
 	// Bad graphs: NaN distance, an index out of range, rows that do not match the data.
 	nanD := filepath.Join(dir, "nan.csv")
 	lines := strings.SplitAfter(readFileT(t, dp), "\n")

@@ -580,6 +580,9 @@ func (r *Report) runTradeOff(ctx context.Context, c *Config, all *dataset.Set, t
 	}
 	r.Trade = append(r.Trade, *tsne)
 	for _, method := range []string{"nerv", "tnerv"} {
+		if method == "nerv" && !gaussianNeRVRuns(c) {
+			continue
+		}
 		for _, l := range c.Lambdas {
 			mapName := ""
 			if l == 0.1 {
@@ -594,6 +597,15 @@ func (r *Report) runTradeOff(ctx context.Context, c *Config, all *dataset.Set, t
 	}
 	return nil
 }
+
+// gaussianNeRVRuns reports whether the trade-off includes Gaussian NeRV: only on the exact path
+// and only up to GaussianNeRVMax rows — λ < 1 has no approximate path (nerv/doc.go, "Why not
+// Gaussian NeRV"), and exact fits cost O(n²) per step.
+func gaussianNeRVRuns(c *Config) bool { return !c.Approx && c.TradeOffN <= GaussianNeRVMax }
+
+// GaussianNeRVMax is the largest trade-off size with Gaussian NeRV rows: its exact fit of the first
+// 3,000 MNIST digits takes half a minute on 2 cores, of 5,000 about (5/3)² times that.
+const GaussianNeRVMax = 5000
 
 func (r *Report) runScaling(ctx context.Context, c *Config, tmp string) error {
 	var logN, logT []float64
