@@ -179,7 +179,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 	if len(r.Trade) > 0 {
 		p("## 2. The NeRV trade-off on MNIST (n = %s)\n\n", thousands(c.TradeOffN))
-		methods := "`lowdim embed -method nerv` and `-method tnerv`"
+		methods := "`lowdim embed -method nerv` (exact) and `-method tnerv`"
 		if !gaussianNeRVRuns(&c) {
 			methods = "`lowdim embed -method tnerv`"
 		}
