@@ -129,10 +129,16 @@ func (t *spTree) studentQuery2(x, y float64, self int32, stack []int32, s *tSums
 func (a *approx) studentEval(y, grad []float64, exag float64) (cost, prec, rec float64) {
 	n, dim, lam := a.n, a.dim, a.lambda
 	logs := lam < 1 || a.allTerms
-	a.tree.build(y)
-	a.parallel(func(w *approxWorker, i int) {
+	t := a.tree
+	t.build(y)
+	// Queries in tree order: consecutive queries open the same cells, which then stay in cache
+	// (at 10⁶ points the tree is far larger than the caches). Each row's sums go to its own slot.
+	// MNIST 70k, t-SNE layout: 97 ms per evaluation against 126 ms in row order (median of 6
+	// interleaved runs of 10 evaluations; the tree build is 12.5 ms of it, the attraction 20 ms).
+	a.parallel(func(w *approxWorker, m int) {
 		var s tSums
-		w.stack = a.tree.studentQuery(y[i*dim:(i+1)*dim], int32(i), logs, w.stack, &s)
+		i := int(t.perm[m])
+		w.stack = t.studentQuery(t.pts[m*dim:(m+1)*dim], int32(i), logs, w.stack, &s)
 		a.rz[i], a.rl[i] = s.z, s.l
 		copy(a.rv[i*dim:(i+1)*dim], s.r[:dim])
 		if logs {
