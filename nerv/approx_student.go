@@ -170,15 +170,14 @@ func (a *approx) studentEval(y, grad []float64, exag float64) (cost, prec, rec f
 				e += v * v
 			}
 			u := 1 / (1 + e)
-			p, lp := sp.p[m], sp.lp[m]
+			p := sp.p[m]
 			q := u / z
+			c := lam * exag * p
 			if logs {
+				lp := sp.logp(m)
 				plp += p * lp
 				plg += p * math.Log1p(e)
 				qlp += q * (lp - le)
-			}
-			c := lam * exag * p
-			if logs {
 				c += (1 - lam) * q * (lp - le)
 			}
 			c *= 4 * u

@@ -22,7 +22,7 @@ func testApprox(t *testing.T, n, dim, gk int, lambda float64, student bool, thet
 	if err != nil {
 		t.Fatal(err)
 	}
-	sp, err := newSparseP(context.Background(), g, mean, 5, affinity.Exact, student, rowSquares(x), 2)
+	sp, err := newSparseP(context.Background(), g, mean, 5, affinity.Exact, student, true, rowSquares(x), 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -66,7 +66,7 @@ func benchApproxMNIST(b *testing.B, n int, student bool, lambda float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	sp, err := newSparseP(ctx, g, mean, 30, 0, student, rowSquares(d.X), 2)
+	sp, err := newSparseP(ctx, g, mean, 30, 0, student, true, rowSquares(d.X), 2)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -152,17 +152,18 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 	if rowSq == nil && x != nil {
 		rowSq = rowSquares(x)
 	}
-	sp, err := newSparseP(ctx, g, mean, k, e.Calibration, student, rowSq, workers)
+	sp, err := newSparseP(ctx, g, mean, k, e.Calibration, student, !student || lam < 1, rowSq, workers)
 	if err != nil {
 		return nil, err
 	}
 	res := &Result{Sigma2: sp.sigma2, Storage: fmt.Sprintf("k-NN graph (k = %d, %d probabilities), Barnes–Hut θ = %g", g.K, sp.entries, e.theta())}
+	graphK := g.K // so that the graph (1 GB at 10⁶ rows, k = 90) is dead once P is built
 	var y []float64
 	if student || e.Start == nil {
 		// NeRV starts from the t-SNE layout of the same graph (see gaussApprox).
 		tsp := sp
 		if !student {
-			if tsp, err = newSparseP(ctx, g, mean, k, e.Calibration, true, rowSq, workers); err != nil {
+			if tsp, err = newSparseP(ctx, g, mean, k, e.Calibration, true, false, rowSq, workers); err != nil {
 				return nil, err
 			}
 		}
@@ -184,7 +185,7 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 		if student {
 			res.Y = mat.NewDense(n, dim, y)
 			if x != nil && e.Graph == nil && e.Distances == nil {
-				res.asMap = &Map{Result: res, variant: StudentT, lambda: lam, perplexity: k, k: g.K, theta: e.theta(), mean: mean, pca: pca, ref: x}
+				res.asMap = &Map{Result: res, variant: StudentT, lambda: lam, perplexity: k, k: graphK, theta: e.theta(), mean: mean, pca: pca, ref: x}
 			}
 			return res, nil
 		}

@@ -117,8 +117,12 @@ func dist2(a, b []float64) float64 {
 // normalises them) so that each row's entropy over its k neighbours is ln perplexity, and builds
 // the conditional (joint = false) or joint probabilities.
 //
-// rowSq, if not nil, holds Σ_j ‖x_i − x_j‖² over all rows j, for the floors.
-func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float64, cal affinity.Calibration, joint bool, rowSq []float64, workers int) (*sparseP, error) {
+// rowSq, if not nil, holds Σ_j ‖x_i − x_j‖² over all rows j, for the floors. logs asks for the
+// joint log p_ij to be stored (t-NeRV's precision term and augmentation need them); without it,
+// as for t-SNE, lp is nil and log p is taken from p where a reported cost needs it — at a million
+// rows that saves 8 bytes per stored pair (about 1 GB) and the conditional logarithms while the
+// joint table is built. The conditional rows of NeRV and SNE always keep lp.
+func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float64, cal affinity.Calibration, joint, logs bool, rowSq []float64, workers int) (*sparseP, error) {
 	n, k := g.N, g.K
 	if !(mean > 0) {
 		return nil, dataset.Invalidf("nerv: all %d points are identical: there are no neighbourhoods to keep", n)
@@ -128,13 +132,16 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 	}
 	scale := 1 / (mean * mean)
 	sp := &sparseP{n: n, k: k, mean: mean, sigma2: make([]float64, n), tmin: make([]float64, n), lz: make([]float64, n)}
-	cp := make([]float64, n*k)  // conditional p_j|i, row-major like g
-	clp := make([]float64, n*k) // and its logarithm
+	cp := make([]float64, n*k) // conditional p_j|i, row-major like g
+	var clp []float64          // and its logarithm, when kept
+	if logs || !joint {
+		clp = make([]float64, n*k)
+	}
 	maxSq := make([]float64, n)
 	floor := make([]float64, n)
 	err := parallelRows(ctx, n, workers, func(i int, buf []float64) {
 		_, d2 := g.Row(i)
-		a := buf[:k]
+		a, lrow := buf[:k], buf[k:2*k]
 		for j, v := range d2 {
 			a[j] = v * scale
 		}
@@ -149,7 +156,7 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 		var z float64
 		for j, v := range a {
 			t := math.Min(v/s2, affinity.MaxExp) - tmin
-			clp[i*k+j] = -t
+			lrow[j] = -t
 			z += math.Exp(-t)
 		}
 		lz := math.Log(z)
@@ -163,12 +170,19 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 			abar := math.Max(out*scale/float64(n-1-k), a[k-1])
 			floor[i] = -(math.Min(abar/s2, affinity.MaxExp) - tmin) - lz
 		}
+		minL := math.Inf(1)
 		for j := range a {
-			l := clp[i*k+j] - lz
-			clp[i*k+j] = l
+			l := lrow[j] - lz
+			minL = math.Min(minL, l)
+			if clp != nil {
+				clp[i*k+j] = l
+			}
 			cp[i*k+j] = math.Exp(l)
 		}
-	}, k)
+		// The row's conditional floor (sparseP): halfway between its smallest kept log p and
+		// its Gaussian at the mean squared distance outside the graph.
+		floor[i] = (minL + math.Min(minL, floor[i])) / 2
+	}, 2*k)
 	if err != nil {
 		return nil, err
 	}
@@ -191,15 +205,13 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 			slices.SortFunc(ord, func(a, b int) int { return int(idx[a]) - int(idx[b]) })
 			row := sp.idx[i*k : (i+1)*k]
 			pr, lr := make([]float64, k), make([]float64, k)
-			le := math.Inf(1)
 			for m, o := range ord {
 				row[m] = idx[o]
 				pr[m], lr[m] = cp[i*k+o], clp[i*k+o]
-				le = math.Min(le, lr[m])
 			}
 			copy(cp[i*k:(i+1)*k], pr)
 			copy(clp[i*k:(i+1)*k], lr)
-			sp.logEps[i] = (le + math.Min(le, floor[i])) / 2
+			sp.logEps[i] = floor[i]
 		}
 		sp.entries = n * k
 		return sp, nil
@@ -207,22 +219,17 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 	sp.symmetrise(g, cp, clp)
 	if rowSq != nil && n-1 > k {
 		// The conditional floors, then their median over n.
-		fl := make([]float64, n)
-		for i := range n {
-			le := math.Inf(1)
-			for _, v := range clp[i*k : (i+1)*k] {
-				le = math.Min(le, v)
-			}
-			fl[i] = (le + math.Min(le, floor[i])) / 2
-		}
-		slices.Sort(fl)
-		sp.logEps[0] = math.Min(sp.logEps[0], fl[n/2]-math.Log(float64(n)))
+		slices.Sort(floor)
+		sp.logEps[0] = math.Min(sp.logEps[0], floor[n/2]-math.Log(float64(n)))
 	}
 	return sp, nil
 }
 
 // symmetrise builds the joint p_ij = (p_j|i + p_i|j)/(2n) over the union of the graph and its
 // transpose; log p_ij is formed from the logarithms, so it stays finite where p underflows.
+//
+// Without clp (logs not kept) p_ij = (p_j|i + p_i|j)/(2n) is formed from cp directly, and lp stays
+// nil.
 func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64) {
 	n, k := sp.n, sp.k
 	// Count each row's entries: its own k plus the rows that list it but that it does not list.
@@ -254,7 +261,10 @@ func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64) {
 	tot := sp.ptr[n]
 	sp.entries = tot
 	sp.idx = make([]int32, tot)
-	sp.p, sp.lp = make([]float64, tot), make([]float64, tot)
+	sp.p = make([]float64, tot)
+	if clp != nil {
+		sp.lp = make([]float64, tot)
+	}
 	fill := make([]int, n)
 	copy(fill, sp.ptr[:n])
 	l2n := math.Log(2 * float64(n))
@@ -265,11 +275,29 @@ func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64) {
 		fill[i]++
 		sp.idx[m], sp.lp[m], sp.p[m] = j, l, math.Exp(l)
 	}
+	inv2n := 1 / (2 * float64(n))
+	putP := func(i int, j int32, a, b float64) { // a = p_j|i, b = p_i|j (0 if absent)
+		m := fill[i]
+		fill[i]++
+		sp.idx[m], sp.p[m] = j, (a+b)*inv2n
+	}
 	for i := range n {
 		idx, _ := g.Row(i)
 		for m, j := range idx {
+			r := has(int(j), int32(i))
+			if clp == nil {
+				b := 0.0
+				if r >= 0 {
+					b = cp[int(j)*k+r]
+				}
+				putP(i, j, cp[i*k+m], b)
+				if r < 0 {
+					putP(int(j), int32(i), 0, cp[i*k+m])
+				}
+				continue
+			}
 			b := math.Inf(-1)
-			if r := has(int(j), int32(i)); r >= 0 {
+			if r >= 0 {
 				b = clp[int(j)*k+r]
 			}
 			a := clp[i*k+m]
@@ -282,6 +310,13 @@ func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64) {
 	le := math.Inf(1)
 	for i := range n {
 		lo, hi := sp.ptr[i], sp.ptr[i+1]
+		if sp.lp == nil {
+			sortRow(sp.idx[lo:hi], sp.p[lo:hi], nil)
+			for _, v := range sp.p[lo:hi] {
+				le = math.Min(le, math.Log(v))
+			}
+			continue
+		}
 		sortRow(sp.idx[lo:hi], sp.p[lo:hi], sp.lp[lo:hi])
 		for _, v := range sp.lp[lo:hi] {
 			le = math.Min(le, v)
@@ -299,8 +334,19 @@ func sortRow(idx []int32, p, lp []float64) {
 	slices.SortFunc(ord, func(a, b int) int { return int(idx[a]) - int(idx[b]) })
 	i2, p2, l2 := slices.Clone(idx), slices.Clone(p), slices.Clone(lp)
 	for m, o := range ord {
-		idx[m], p[m], lp[m] = i2[o], p2[o], l2[o]
+		idx[m], p[m] = i2[o], p2[o]
+		if lp != nil {
+			lp[m] = l2[o]
+		}
 	}
+}
+
+// logp returns log p of entry m (from p when the logarithms are not kept).
+func (sp *sparseP) logp(m int) float64 {
+	if sp.lp == nil {
+		return math.Log(sp.p[m])
+	}
+	return sp.lp[m]
 }
 
 // eps returns log ε for row i.
