@@ -136,6 +136,14 @@
 // added in row order, so the layout is the same bytes for any number of workers and GOMAXPROCS
 // (TestApproxDeterministicAcrossWorkers).
 //
+// Memory and caches at 10⁶ rows. What stays through the descent is the data, the joint P (an
+// int32 column and a float64 p per stored pair; t-SNE keeps no log p — it is taken from p for the
+// reported cost — while t-NeRV keeps it for its precision term) and O(n) vectors; the k-NN graph and
+// the conditional probabilities are dead once P is built, and the lowdim command runs the
+// collector at GOGC 25 so that garbage does not double the peak. The tree build carries the
+// coordinates with the points through its counting sorts, and the far-field queries run in tree
+// order, so both read memory in order instead of one cache miss per point and level.
+//
 // New rows (transform.go). A t-SNE or t-NeRV fit from features returns a *Map, which keeps the
 // training rows in the search space and places new rows into the fixed layout (Map.Transform,
 // lowdim transform): see Map.
