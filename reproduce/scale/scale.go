@@ -442,7 +442,11 @@ func (r *Report) lowdimMap(ctx context.Context, c *Config, d *dataset.Set, in, t
 		if k == 0 && mapName != "" {
 			plot = filepath.Join(tmp, "map.png")
 		}
-		c.logf("scale: %s λ=%g n=%d run %d/%d", tool, lambda, d.Len(), k+1, runs)
+		what := tool
+		if method == "nerv" || method == "tnerv" { // tsne has no λ (the row's field is unused)
+			what = fmt.Sprintf("%s λ=%g", tool, lambda)
+		}
+		c.logf("scale: %s n=%d run %d/%d", what, d.Len(), k+1, runs)
 		secs, rss, _, err := subprocess(ctx, c.Binary, c.embedArgs(method, lambda, in, out, plot)...)
 		if err != nil {
 			return row, err
