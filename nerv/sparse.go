@@ -226,10 +226,8 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 }
 
 // symmetrise builds the joint p_ij = (p_j|i + p_i|j)/(2n) over the union of the graph and its
-// transpose; log p_ij is formed from the logarithms, so it stays finite where p underflows.
-//
-// Without clp (logs not kept) p_ij = (p_j|i + p_i|j)/(2n) is formed from cp directly, and lp stays
-// nil.
+// transpose; when clp is given, log p_ij is formed from the logarithms (stored in lp), else lp
+// stays nil.
 func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64) {
 	n, k := sp.n, sp.k
 	// Count each row's entries: its own k plus the rows that list it but that it does not list.
@@ -268,58 +266,49 @@ func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64) {
 	fill := make([]int, n)
 	copy(fill, sp.ptr[:n])
 	l2n := math.Log(2 * float64(n))
-	put := func(i int, j int32, a, b float64) { // a = log p_j|i, b = log p_i|j (−Inf if absent)
-		hi, lo := math.Max(a, b), math.Min(a, b)
-		l := hi + math.Log1p(math.Exp(lo-hi)) - l2n
-		m := fill[i]
-		fill[i]++
-		sp.idx[m], sp.lp[m], sp.p[m] = j, l, math.Exp(l)
-	}
 	inv2n := 1 / (2 * float64(n))
-	putP := func(i int, j int32, a, b float64) { // a = p_j|i, b = p_i|j (0 if absent)
+	// put stores entry (i, j) from a = p_j|i and b = p_i|j (0 if absent), and their logarithms
+	// la, lb (−Inf if absent) when the logarithms are kept.
+	put := func(i int, j int32, a, b, la, lb float64) {
 		m := fill[i]
 		fill[i]++
 		sp.idx[m], sp.p[m] = j, (a+b)*inv2n
+		if sp.lp != nil {
+			hi, lo := math.Max(la, lb), math.Min(la, lb)
+			sp.lp[m] = hi + math.Log1p(math.Exp(lo-hi)) - l2n
+		}
 	}
 	for i := range n {
 		idx, _ := g.Row(i)
 		for m, j := range idx {
+			a, b := cp[i*k+m], 0.0
+			la, lb := 0.0, math.Inf(-1)
 			r := has(int(j), int32(i))
-			if clp == nil {
-				b := 0.0
-				if r >= 0 {
-					b = cp[int(j)*k+r]
-				}
-				putP(i, j, cp[i*k+m], b)
-				if r < 0 {
-					putP(int(j), int32(i), 0, cp[i*k+m])
-				}
-				continue
-			}
-			b := math.Inf(-1)
 			if r >= 0 {
-				b = clp[int(j)*k+r]
+				b = cp[int(j)*k+r]
 			}
-			a := clp[i*k+m]
-			put(i, j, a, b)
-			if b == math.Inf(-1) {
-				put(int(j), int32(i), b, a)
+			if clp != nil {
+				la = clp[i*k+m]
+				if r >= 0 {
+					lb = clp[int(j)*k+r]
+				}
+			}
+			put(i, j, a, b, la, lb)
+			if r < 0 {
+				put(int(j), int32(i), b, a, lb, la)
 			}
 		}
 	}
 	le := math.Inf(1)
 	for i := range n {
 		lo, hi := sp.ptr[i], sp.ptr[i+1]
-		if sp.lp == nil {
-			sortRow(sp.idx[lo:hi], sp.p[lo:hi], nil)
-			for _, v := range sp.p[lo:hi] {
-				le = math.Min(le, math.Log(v))
-			}
-			continue
+		var lp []float64
+		if sp.lp != nil {
+			lp = sp.lp[lo:hi]
 		}
-		sortRow(sp.idx[lo:hi], sp.p[lo:hi], sp.lp[lo:hi])
-		for _, v := range sp.lp[lo:hi] {
-			le = math.Min(le, v)
+		sortRow(sp.idx[lo:hi], sp.p[lo:hi], lp)
+		for m := lo; m < hi; m++ {
+			le = math.Min(le, sp.logp(m))
 		}
 	}
 	sp.logEps = []float64{le}
