@@ -30,7 +30,7 @@ for pkg in "${pkgs[@]}"; do
 	for t in $targets; do
 		log="$logs/$(echo "$pkg" | tr / _)_$t.log"
 		start=$(date +%s)
-		if nice -n 10 go test -run "^$t\$" -fuzz "^$t\$" -fuzztime "$dur" -fuzzminimizetime "${FUZZ_MINIMIZE:-10s}" -parallel 1 "$pkg" >"$log" 2>&1; then
+		if nice -n 19 go test -run "^$t\$" -fuzz "^$t\$" -fuzztime "$dur" -fuzzminimizetime "${FUZZ_MINIMIZE:-10s}" -parallel 1 "$pkg" >"$log" 2>&1; then
 			result=ok
 		else
 			result=FAIL status=1
