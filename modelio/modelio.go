@@ -18,26 +18,27 @@
 // payload the kind's decoder rejects — is a *dataset.ParseError naming the file, and so
 // wraps dataset.ErrInvalid.
 //
-// Save is atomic: it writes a temporary file in the destination's directory, syncs it
-// and renames it over the destination; on any error the temporary file is removed and
-// the destination is left as it was.
+// Save is atomic and never clobbers what it should not (package internal/safeout): a
+// regular destination is replaced by rename after its temporary file is synced, a FIFO or
+// a device is written in place; on any error the destination is left as it was.
 package modelio
 
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
 
 	"lowdim/dataset"
+	"lowdim/internal/safeout"
 )
 
 // Magic opens every model file.
@@ -163,49 +164,22 @@ func Encode(w io.Writer, m Model) error {
 	return err
 }
 
-// Save writes m to path atomically (temporary file in the same directory, fsync, rename).
-func Save(path string, m Model) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp-*")
+// Save writes m to path through package safeout: a regular file (or a symbolic link's target) is
+// replaced atomically — temporary file in its directory, fsync, rename — and a FIFO or a device
+// is written in place, never replaced. On any error the destination is left as it was.
+func Save(path string, m Model) error {
+	var s safeout.Set
+	err := s.Create(path, func(w io.Writer) error {
+		bw := bufio.NewWriterSize(w, 1<<16)
+		if err := Encode(bw, m); err != nil {
+			return err
+		}
+		return bw.Flush()
+	})
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err = Encode(bw, m); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// Make the rename itself durable; failure to sync a directory is not fatal
-	// (some file systems do not support it), the data are already on disk.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+	return s.Commit(context.Background())
 }
 
 // Load reads the model file at path. Bytes after the checksum are an error.

@@ -1,11 +1,11 @@
 package viz
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/png"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"lowdim/dataset"
+	"lowdim/internal/safeout"
 )
 
 // PNGDPI is the resolution of PNG files written by Save: a 6 in figure is 864 pixels wide.
@@ -113,32 +114,21 @@ func render(f Drawer, c vg.Canvas, w, h vg.Length) (err error) {
 	return nil
 }
 
-// writeAtomic writes out to a temporary file next to path and renames it to path.
-func writeAtomic(path string, out io.WriterTo) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("viz: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
+// writeAtomic writes out to path through package safeout: a regular file (or a symbolic link's
+// target) is replaced by rename from a temporary file beside it, a FIFO or a device is written in
+// place and never replaced; on an error the destination is left as it was.
+func writeAtomic(path string, out io.WriterTo) error {
+	var s safeout.Set
+	err := s.Create(path, func(w io.Writer) error {
+		if _, err := out.WriteTo(w); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
 		}
-	}()
-	if _, err = out.WriteTo(tmp); err != nil {
-		return fmt.Errorf("viz: writing %s: %w", path, err)
+		return nil
+	})
+	if err == nil {
+		err = s.Commit(context.Background())
 	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return fmt.Errorf("viz: %w", err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("viz: writing %s: %w", path, err)
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
+	if err != nil {
 		return fmt.Errorf("viz: %w", err)
 	}
 	return nil
