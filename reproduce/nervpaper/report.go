@@ -237,7 +237,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			p("\n")
 		}
 	}
-	p("\n| Data set | best | second | t | df | p-value | paper (best, second, p) |\n|---|---|---|---:|---:|---:|---|\n")
+	p("\n| Data set | best | best of another method | t | df | p-value | paper (best, second, p) |\n|---|---|---|---:|---:|---:|---|\n")
 	for _, s := range r.Supervised {
 		p("| %s | %s | %s | %.3f | %d | %s | %s |\n", s.Data, s.Methods[s.Best].Method, s.Methods[s.Second].Method, s.Test.T, s.Test.DF, pval(s.Test.P), paperTable3[s.Data])
 	}

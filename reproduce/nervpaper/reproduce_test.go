@@ -172,3 +172,17 @@ func TestSNeRVMatchesNervSupervised(t *testing.T) {
 		t.Errorf("composed SNeRV and nerv.Supervised differ:\n%v\n%v", mat.Formatted(ys[0].Slice(0, 3, 0, 2)), mat.Formatted(m.Embedding().Slice(0, 3, 0, 2)))
 	}
 }
+
+// TestTwoBestAcrossFamilies: the t-test pits the best method against the best of another
+// family, as the paper's Table 3 does (issue 17: our Letter run had tested SNeRV λ 0.1 against
+// SNeRV λ 0.3, p = 0.76, where the paper tests SNeRV against PE).
+func TestTwoBestAcrossFamilies(t *testing.T) {
+	ms := []CVScore{{Method: "SNeRV (λ = 0.1)", Mean: 0.247}, {Method: "SNeRV (λ = 0.3)", Mean: 0.250}, {Method: "PE", Mean: 0.254}, {Method: "PCA", Mean: 0.6}}
+	if b, s := twoBest(ms); b != 0 || s != 2 {
+		t.Errorf("twoBest = %d, %d; want 0 (SNeRV λ 0.1) and 2 (PE)", b, s)
+	}
+	ms[2].Mean = 0.1
+	if b, s := twoBest(ms); b != 2 || s != 0 {
+		t.Errorf("PE best: twoBest = %d, %d; want 2 and 0 (the better SNeRV)", b, s)
+	}
+}
