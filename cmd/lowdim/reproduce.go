@@ -35,7 +35,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    mle.md. About 2 minutes on 2 busy cores; -quick some seconds.\n"+
 			scaleReproduceHelp+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
-			"after the paper's name. -folds and -scurve belong to nerv only, -n to nerv and scale. Progress goes to\n"+
+			"after the paper's name. -folds, -scurve and -starts belong to nerv only, -n to nerv and scale. Progress goes to\n"+
 			"standard error.", e)
 	var (
 		out     = fs.String("o", "", "output `DIR` (default reproduce-PAPER: reproduce-nerv, reproduce-pe, …)")
@@ -45,6 +45,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		scurve  = fs.String("scurve", "", "nerv only: the S-curve `FILE` (SOM_PAK; default: nerv/testdata/scurve1000.dat in the module)")
 		n       intList
 		folds   = fs.Int("folds", 0, "nerv only: cross-validation folds (default 10; 3 with -quick)")
+		starts  = fs.Int("starts", 0, "nerv only: random starts NeRV is refitted from at every λ of Table 2 besides the PCA start, the best F kept as in the paper (default 5; none with -quick; -1 none)")
 		workers = fs.Int("workers", 0, "goroutines per fit (default: the number of CPUs)")
 	)
 	fs.Var(&n, "n", "nerv: rows per random subset (default 1500; 300 with -quick); scale: comma-separated MNIST `sizes` (default 10k,20k,70k; 5000 with -quick)")
@@ -97,7 +98,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 	if paper == "pe" || paper == "mle" {
 		var nervOnly []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" {
+			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" || f.Name == "starts" {
 				nervOnly = append(nervOnly, "-"+f.Name)
 			}
 		})
@@ -129,7 +130,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		fmt.Fprintln(e.stdout, filepath.Join(dir, pepaper.PEReportFile))
 		return nil
 	}
-	cfg := nervpaper.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: nervN, Folds: *folds, Workers: *workers, Log: e.stderr}
+	cfg := nervpaper.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: nervN, Folds: *folds, RandomStarts: *starts, Workers: *workers, Log: e.stderr}
 	r, err := nervpaper.Run(ctx, cfg, command)
 	if err != nil {
 		return err

@@ -27,6 +27,11 @@ type Config struct {
 	// Lambdas is the λ grid of the F-measure rule and of the trade-off curves; nil means
 	// DefaultLambdas (0, 0.1, …, 1), {0, 0.5, 1} when Quick.
 	Lambdas []float64
+	// RandomStarts is the number of random starts (nerv.InitRandom, seeds Seed+1, Seed+2, …) from
+	// which NeRV is refitted at every λ besides the PCA start, the fit with the largest F being
+	// kept: the paper reran methods with local optima from five random starts and kept the best
+	// F (§4.5). 0 means 5, none when Quick; a negative value means none.
+	RandomStarts int
 	// Workers bounds the goroutines of every fit and measure; 0 means runtime.NumCPU().
 	Workers int
 	// Log receives one line per finished step (progress); nil means silent.
@@ -55,6 +60,10 @@ func (c *Config) defaults() {
 			c.Lambdas = []float64{0, 0.5, 1}
 		}
 	}
+	if c.RandomStarts == 0 && !c.Quick {
+		c.RandomStarts = 5
+	}
+	c.RandomStarts = max(c.RandomStarts, 0)
 	if c.logMu == nil {
 		c.logMu = new(sync.Mutex)
 	}

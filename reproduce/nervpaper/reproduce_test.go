@@ -9,6 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"lowdim/dataset"
 	"lowdim/nerv"
 	"lowdim/posterior"
 	"lowdim/reproduce"
@@ -184,5 +185,37 @@ func TestTwoBestAcrossFamilies(t *testing.T) {
 	ms[2].Mean = 0.1
 	if b, s := twoBest(ms); b != 2 || s != 0 {
 		t.Errorf("PE best: twoBest = %d, %d; want 2 and 0 (the better SNeRV)", b, s)
+	}
+}
+
+// TestRandomStartsKeepBestF: with random starts every λ keeps the fit of largest F among the PCA
+// start and the random ones (the paper's protocol, §4.5), so its F is at least the PCA start's,
+// and λ is chosen among the kept fits.
+func TestRandomStartsKeepBestF(t *testing.T) {
+	d := reproduce.RandomSubset(dataset.Digits(), 120, 1)
+	c := Config{Seed: 1, Quick: true, Lambdas: []float64{0.2, 0.8}, RandomStarts: 2, Workers: 2}
+	u, err := RunUnsupervised(context.Background(), c, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(u.Restarts) != 2 {
+		t.Fatalf("%d restart results, want one per λ (2)", len(u.Restarts))
+	}
+	random := 0
+	for i, s := range u.Restarts {
+		if s.F < u.Sweep[i].F || s.Lambda != u.Sweep[i].Lambda || s.Start < 0 || s.Start > 2 {
+			t.Errorf("λ=%g: kept F %v (start %d) against the PCA start's %v", s.Lambda, s.F, s.Start, u.Sweep[i].F)
+		}
+		if s.Start > 0 {
+			random++
+		}
+		if s.F > u.Restarts[u.RestartBest].F {
+			t.Errorf("λ=%g has F %v above the chosen one's %v", s.Lambda, s.F, u.Restarts[u.RestartBest].F)
+		}
+	}
+	t.Logf("kept a random start at %d of 2 λ", random)
+	c.RandomStarts = -1
+	if u, err := RunUnsupervised(context.Background(), c, d); err != nil || u.Restarts != nil {
+		t.Fatalf("RandomStarts −1: restarts %v, err %v; want none", u.Restarts, err)
 	}
 }

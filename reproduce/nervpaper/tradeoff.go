@@ -22,9 +22,10 @@ type TradeOff struct {
 
 // RunTradeOff fits NeRV at every λ of c's grid on d and measures each embedding.
 func RunTradeOff(ctx context.Context, c Config, d *dataset.Set) (*TradeOff, error) {
+	c.RandomStarts = -1 // the curve is the PCA-start sweep's
 	c.defaults()
 	start := time.Now()
-	sweep, best, err := c.sweep(ctx, d)
+	sweep, best, _, _, err := c.sweep(ctx, d)
 	if err != nil {
 		return nil, err
 	}
