@@ -281,7 +281,7 @@ func FuzzDecodeHOPE(f *testing.F) {
 		f.Fatal(err)
 	}
 	p, _ := m.MarshalBinary()
-	modeliotest.FuzzPayload(f, decodeHOPE, 1, nil, p)
+	modeliotest.FuzzPayload(f, decodeHOPE, hopeVersion, nil, p)
 }
 
 // A Start model continues: Epochs < 0 skips the map's training, the joint stage starts from the
@@ -352,5 +352,37 @@ func TestSameSeedSameFile(t *testing.T) {
 	}
 	if h := got.(*Model).History; len(h) != 4 || h[0].Elapsed != 0 {
 		t.Errorf("loaded history %+v, want 4 entries (2 map, 2 exemplar epochs) without timings", h)
+	}
+}
+
+// TestElapsedByVersion: a version-1 payload may carry wall-clock times in the history's
+// Elapsed slot (files written before the slot was zeroed) and still loads with them; version 2
+// refuses a non-zero slot, so that every version-2 payload re-encodes to its own bytes (the
+// FuzzDecodeHOPE input testdata/fuzz/FuzzDecodeHOPE/e71ae7524f16daa2 was such a payload).
+func TestElapsedByVersion(t *testing.T) {
+	e := small(Adam)
+	e.Factors, e.Hidden, e.Epochs, e.Exemplars = 3, 2, 1, 1
+	m, err := e.Train(context.Background(), blobs(30, 3, 2, 12))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, _ := m.MarshalBinary()
+	// The last history entry's Elapsed is the second-to-last int of the payload.
+	var with bytes.Buffer
+	with.Write(p[:len(p)-16])
+	with.Write([]byte{0x40, 0x42, 0x0f, 0, 0, 0, 0, 0}) // 1,000,000 ns, little-endian
+	with.Write(p[len(p)-8:])
+	got, err := decodeHOPE(1, with.Bytes())
+	if err != nil {
+		t.Fatalf("version 1 with a time: %v", err)
+	}
+	if h := got.(*Model).History; h[len(h)-1].Elapsed != time.Millisecond {
+		t.Errorf("version 1: Elapsed %v, want the stored 1ms", h[len(h)-1].Elapsed)
+	}
+	if _, err := decodeHOPE(2, with.Bytes()); !errors.Is(err, dataset.ErrInvalid) {
+		t.Errorf("version 2 with a time: err %v, want ErrInvalid", err)
+	}
+	if _, err := decodeHOPE(2, p); err != nil {
+		t.Errorf("version 2 as written: %v", err)
 	}
 }

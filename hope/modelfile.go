@@ -10,7 +10,11 @@ import (
 
 const (
 	hopeKind    = "hope"
-	hopeVersion = 1
+	// hopeVersion 2 is version 1's layout with the Elapsed slot of every history entry 0: a
+	// version-1 file may hold wall-clock times there (they load), a version-2 file may not, so
+	// that a version-2 payload decodes and re-encodes to the same bytes (the fuzz target's
+	// invariant; it found a version-1 payload whose times the encoder drops).
+	hopeVersion = 2
 )
 
 func init() { modelio.Register(hopeKind, hopeVersion, decodeHOPE) }
@@ -22,8 +26,8 @@ func (m *Model) ModelKind() string { return hopeKind }
 // exemplars, class names, training embedding, validation error and history.
 //
 // The history's Elapsed times are wall-clock readings, different on every run, so they are
-// not stored: the field is written as 0 (the layout keeps its slot, and files written before
-// this change still load, their times included). Two fits with the same seed and settings
+// not stored: the field is written as 0 (the layout keeps its slot; version-1 files written
+// before this change still load, their times included, and version 2 requires the 0). Two fits with the same seed and settings
 // therefore give byte-identical files. The timings stay in the log — OnEpoch, and the
 // command's per-epoch lines — and in the History of the Model that Train returns.
 // (A MaxTime that binds still makes the number of epochs, and so the file, depend on the
@@ -71,7 +75,7 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 // maxPayloadCount bounds counts read from a payload before they size anything.
 const maxPayloadCount = 1 << 24
 
-func decodeHOPE(_ uint16, payload []byte) (any, error) {
+func decodeHOPE(version uint16, payload []byte) (any, error) {
 	d := modelio.NewDecoder(payload)
 	bad := func(format string, args ...any) (any, error) {
 		return nil, dataset.Invalidf("hope payload: "+format, args...)
@@ -138,6 +142,9 @@ func decodeHOPE(_ uint16, payload []byte) (any, error) {
 			break
 		}
 		h := Epoch{Stage: d.String(), Epoch: d.Int(), Cost: d.Float64(), ValidError: d.Float64(), Elapsed: time.Duration(d.Int())}
+		if d.Err() == nil && version >= 2 && h.Elapsed != 0 {
+			return bad("elapsed time %d in a version-%d file (always 0)", h.Elapsed, version)
+		}
 		best := d.Int()
 		if d.Err() == nil && best != 0 && best != 1 {
 			return bad("best flag %d", best)
