@@ -9,7 +9,7 @@ import (
 )
 
 const (
-	hopeKind    = "hope"
+	hopeKind = "hope"
 	// hopeVersion 2 is version 1's layout with the Elapsed slot of every history entry 0: a
 	// version-1 file may hold wall-clock times there (they load), a version-2 file may not, so
 	// that a version-2 payload decodes and re-encodes to the same bytes (the fuzz target's

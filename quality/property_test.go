@@ -206,3 +206,25 @@ func TestCancel(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+// TestPrecHTies: tied posteriors and tied distances count in expectation over random
+// tie-breaks. Four rows share p = 1 for class 0 and one embedded point: with h = 2 each is in
+// either set with probability 2/4, so the expected overlap is 4·(1/2)² = 1 row and class 0's
+// precision 1/2 — not 1, which breaking both ties by row index gave (the Reuters R8 artefact of
+// issue 17). Class 1's top two (rows 4 and 5, p 0.9 and 0.8) are the two rows nearest its point,
+// with no ties: precision 1. prec(2) = (1/2 + 1)/2 = 3/4.
+func TestPrecHTies(t *testing.T) {
+	post := mat.NewDense(6, 2, []float64{1, 0, 1, 0, 1, 0, 1, 0, 0.1, 0.9, 0.2, 0.8})
+	y := mat.NewDense(6, 1, []float64{0, 0, 0, 0, 9, 8.5})
+	phi := mat.NewDense(2, 1, []float64{0, 10})
+	p, err := PrecH(post, y, phi, 2)
+	if err != nil || math.Abs(p-0.75) > 1e-15 {
+		t.Errorf("prec(2) = %g, %v; want 0.75", p, err)
+	}
+	// h = 4 takes the whole tie: class 0 exact (1), class 1's four nearest include rows 4, 5
+	// and two of the four tied at distance 100 (each 2/4): overlap with its top four (rows 4, 5
+	// and two of the tied p = 0 rows: 2/4 each) = 2 + 4·(1/2)(1/2) = 3, precision 3/4.
+	if p, _ := PrecH(post, y, phi, 4); math.Abs(p-(1+0.75)/2) > 1e-15 {
+		t.Errorf("prec(4) = %g, want %g", p, (1+0.75)/2)
+	}
+}
