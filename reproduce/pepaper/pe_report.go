@@ -301,6 +301,32 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 			p(" %.3f |\n", row.e)
 		}
 		p("\nPaper's Table 1 (its web pages, posteriors' argmax): %s.\n\n", paperTable1)
+		if len(t.EtaSweep) > 0 {
+			p("**η_φ.** The penalty η_φ‖φ_k‖²/2 is the same for every class while a class's pull on its point grows with its documents, so at the paper's η_φ = 0.01·n the points of the small classes stay near the origin among the large ones and their documents' argmax q goes to a large class. PE refitted (defaults otherwise) at smaller η_φ:\n\n")
+			p("| η_φ | J |")
+			for _, j := range cols {
+				p(" prec(%d) |", t.H[j])
+			}
+			for _, name := range t.ClassNames {
+				p(" F %s |", name)
+			}
+			p("\n|---:|---:|")
+			for range len(cols) + len(t.ClassNames) {
+				p("---:|")
+			}
+			p("\n")
+			for _, row := range t.EtaSweep {
+				p("| %.3g (%g·n) | %.6g |", row.EtaPhi, row.EtaPhi/float64(t.N), row.Cost)
+				for _, j := range cols {
+					p(" %.3f |", row.Prec[j])
+				}
+				for _, v := range row.F {
+					p(" %.3f |", v)
+				}
+				p("\n")
+			}
+			p("\nprec(h) breaks ties at random in expectation (`quality.PrecH`): naive Bayes gives many documents p = 1 exactly, and breaking those ties by row index on both sides had given MDS2, which maps equal posterior rows to one point, an unearned lead.\n\n")
+		}
 		p("![PE on %[1]s](%[2]s) ![MDS2 on %[1]s](%[3]s)\n![SNE on %[1]s](%[4]s) ![prec(h) on %[1]s](%[5]s)\n\n",
 			t.Data, pePlot(t.Data, "pe"), pePlot(t.Data, "mds2"), pePlot(t.Data, "sne"), pePlot(t.Data, "prec"))
 	}

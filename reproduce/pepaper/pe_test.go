@@ -156,6 +156,9 @@ func TestPEQuickReport(t *testing.T) {
 		if tx.NBError > 0.2 {
 			t.Errorf("%s: naive Bayes error %v", tx.Data, tx.NBError)
 		}
+		if len(tx.EtaSweep) != len(EtaPhiFactors) || len(tx.EtaSweep[0].F) != len(tx.ClassNames) || len(tx.EtaSweep[0].Prec) != len(tx.H) {
+			t.Errorf("%s: η_φ sweep %+v", tx.Data, tx.EtaSweep)
+		}
 	}
 	if d := r.Digits; d[1].Error >= d[0].Error {
 		t.Errorf("100 labels per class err %v, not below 10 labels' %v", d[1].Error, d[0].Error)
@@ -177,7 +180,7 @@ func TestPEQuickReport(t *testing.T) {
 	}
 	text := string(md)
 	for _, want := range []string{"## 1. Text", "## 2. Digits", "## 3. Topics", "## 4. Time", "Machine:", "Seed 1", "Command: `go test`",
-		"total wall time", "leave-one-out", "η_φ = 0.01·n", "log-log slope", "0.749", "prec(10)", "prec(300)"} {
+		"total wall time", "leave-one-out", "η_φ = 0.01·n", "log-log slope", "0.749", "prec(10)", "prec(300)", "PE refitted", "ties at random"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}

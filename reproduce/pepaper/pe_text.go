@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -63,7 +64,25 @@ type PEText struct {
 	FPosterior, FPE, FMDS2, FSNE []float64
 	// Errors of the same four classifications.
 	ErrPosterior, ErrPE, ErrMDS2, ErrSNE float64
-	Seconds                              float64
+	// EtaSweep refits PE (pe's defaults otherwise) at η_φ = EtaPhiFactors·n: the penalty
+	// η_φ‖φ_k‖²/2 is the same for every class while a class's pull on its point grows with its
+	// documents, so at the paper's 0.01·n the points of the small classes are held near the
+	// origin among the large ones.
+	EtaSweep []EtaRow
+	Seconds  float64
+}
+
+// EtaPhiFactors are the η_φ/n of the text experiment's sensitivity sweep: the paper's 0.01 and
+// two smaller ones.
+var EtaPhiFactors = []float64{0.01, 0.001, 0.0001}
+
+// EtaRow is PE at one η_φ: prec(h) on the experiment's grid, the per-class F-measures of
+// argmax q and the final J.
+type EtaRow struct {
+	EtaPhi float64
+	Prec   []float64
+	F      []float64
+	Cost   float64
 }
 
 // RunPEText runs the text experiment on the word counts d (labels required).
@@ -205,6 +224,22 @@ func RunPEText(ctx context.Context, c PEConfig, d *dataset.Set) (*PEText, error)
 			return nil, err
 		}
 		*f.err = errorRate(r.Labels, f.pred)
+	}
+	for _, fac := range EtaPhiFactors {
+		eta := fac * float64(n)
+		m, err := pe.Embedder{Priors: r.Priors, EtaPhi: eta, Seed: c.Seed, Workers: c.Workers}.FitPosteriors(ctx, r.P)
+		if err != nil {
+			return nil, fmt.Errorf("reproduce: PE (η_φ = %g) on %s: %w", eta, d.Name, err)
+		}
+		row := EtaRow{EtaPhi: eta, Cost: m.Cost}
+		if row.Prec, err = precCurve(r.P, m.Y, m.Phi, r.H); err != nil {
+			return nil, err
+		}
+		if row.F, err = quality.FMeasure(r.Labels, peClassify(m), k); err != nil {
+			return nil, err
+		}
+		r.EtaSweep = append(r.EtaSweep, row)
+		c.logf("%s: PE with η_φ = %g: prec(%d) %.3f, smallest class F %.3f", d.Name, eta, r.H[0], row.Prec[0], slices.Min(row.F))
 	}
 	r.Seconds = time.Since(start).Seconds()
 	return r, nil
