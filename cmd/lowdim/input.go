@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -67,6 +68,27 @@ func (f *inputFlags) load(e *env, path string) (*dataset.Set, error) {
 		return dataset.Read(e.stdin, "stdin", opt)
 	}
 	return dataset.Load(path, opt)
+}
+
+// openStream opens the data set at path as a dataset.Stream ("-" is standard input, "" or
+// "@digits" the built-in digits); the caller closes the Closer.
+func (f *inputFlags) openStream(e *env, path string) (*dataset.Stream, io.Closer, error) {
+	opt, err := f.options(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch path {
+	case "", builtinDigits:
+		d, err := f.load(e, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return dataset.SetStream(d), io.NopCloser(nil), nil
+	case "-":
+		s, err := dataset.NewStream(e.stdin, "stdin", opt)
+		return s, io.NopCloser(nil), err
+	}
+	return dataset.OpenStream(path, opt)
 }
 
 // labelsFrom gives d the labels of the data set at inputPath ("" means none), which must have
