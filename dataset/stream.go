@@ -219,7 +219,10 @@ func newTableStream(r *bufio.Reader, name string, sep byte, opt Options) (*Strea
 		}
 		fields, bad := sp.split(line)
 		if bad > 0 {
-			return nil, lr.errorf(bad, "a closing quote", "end of line")
+			if len(head) == 0 {
+				return nil, lr.errorf(bad, "a closing quote", "end of line")
+			}
+			break // Parse reports it, after the rows before it
 		}
 		cp := make([][]byte, len(fields))
 		for i, f := range fields {

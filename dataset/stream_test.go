@@ -1,0 +1,181 @@
+package dataset
+
+import (
+	"bytes"
+	"compress/gzip"
+	"errors"
+	"io"
+	"os"
+	"strings"
+	"testing"
+)
+
+// streamCSV reads data as a Stream in blocks of rows and writes its features as an "embedding"
+// CSV (header once, then each block's rows): the bytes WriteEmbeddingCSV writes for Read's Set
+// when the two agree. It returns what was written before an error, and the error.
+func streamCSV(t *testing.T, data []byte, name string, opt Options, rows int) ([]byte, *Stream, error) {
+	t.Helper()
+	s, err := NewStream(bytes.NewReader(data), name, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	var out []byte
+	var b Block
+	header := false
+	for {
+		if err := s.Next(&b, rows); err == io.EOF {
+			return out, s, nil
+		} else if err != nil {
+			return out, s, err
+		}
+		d, err := s.Parse(&b)
+		if d != nil {
+			if !header {
+				out = AppendEmbeddingHeader(out, d.Dim(), s.Labelled(), s.Named())
+				header = true
+			}
+			var aerr error
+			if out, aerr = AppendEmbeddingRows(out, d.X, d, s.Labelled(), s.Named()); aerr != nil {
+				t.Fatal(aerr)
+			}
+			for i, l := range d.Lines {
+				if l < b.FirstLine || i > 0 && l <= d.Lines[i-1] {
+					t.Fatalf("row %d of a block from line %d has line %d", i, b.FirstLine, l)
+				}
+			}
+		}
+		if err != nil {
+			return out, s, err
+		}
+	}
+}
+
+// readCSV is the in-memory path: Read, then WriteEmbeddingCSV of the features.
+func readCSV(t *testing.T, data []byte, name string, opt Options) ([]byte, error) {
+	t.Helper()
+	d, err := Read(bytes.NewReader(data), name, opt)
+	if err != nil {
+		return nil, err
+	}
+	var buf bytes.Buffer
+	if err := WriteEmbeddingCSV(&buf, d.X, d); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), nil
+}
+
+func digitsCSV(t *testing.T) []byte {
+	t.Helper()
+	f, err := os.Open("digits.csv.gz")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(zr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// A streamed table gives the bytes of the in-memory path, whatever the block size, for the
+// table shapes Read accepts.
+func TestStreamEqualsRead(t *testing.T) {
+	digits := digitsCSV(t)
+	cases := []struct {
+		name, file string
+		data       string
+		opt        Options
+	}{
+		{"digits", "d.csv", string(digits), Options{Label: "last"}},
+		{"digits unlabelled", "d.csv", string(digits), Options{Label: "last", NoLabel: true}},
+		{"header and label by name", "h.csv", "a,b,class\n1,2,x\n3,4,y\n\n5,6,x\n", Options{}},
+		{"numeric labels in long form", "n.csv", "a,b,label\n1,2,6.000\n3,4,06\n5,6,?\n7,8,1e1\n", Options{}},
+		{"quotes, blanks, CRLF", "q.csv", "\"a\",\" b \",label\r\n 1 , 2 ,\"x, y\"\r\n\r\n3,4,\"say \"\"hi\"\"\"\r\n5,\t6,z", Options{}},
+		{"tsv", "t.tsv", "x1\tx2\tclass\n1\t2\ta\n-1.5\t2e3\tb\n", Options{}},
+		{"white space", "w.dat", "1 2 3\n  4\t5 6 \n7 8 9\n", Options{Label: "first"}},
+		{"drop and label first", "d2.csv", "id,a,b,c\nr1,1,2,3\nr2,4,5,6\n", Options{Drop: []string{"id"}, Label: "c"}},
+		{"scikit-learn layout", "s.csv", "3,2,setosa,versicolor\n1,2,0\n3,4,1\n5,6,1\n", Options{}},
+		{"missing dropped", "m.csv", "a,b\n1,2\n?,3\n4,\n5,6\nNaN,1\n", Options{Missing: "drop"}},
+		{"no header", "nh.csv", "1,2\n3,4\n", Options{Header: "no"}},
+		{"header yes", "hy.csv", "1,2\n3,4\n5,6\n", Options{Header: "yes"}},
+		{"strconv-only numbers", "x.csv", "a,b\n0x1p-2,1_0\n12345678901234567890,1e300\n", Options{}},
+	}
+	for _, tc := range cases {
+		want, werr := readCSV(t, []byte(tc.data), tc.file, tc.opt)
+		for _, rows := range []int{1, 2, 3, 1000} {
+			got, _, err := streamCSV(t, []byte(tc.data), tc.file, tc.opt, rows)
+			if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+				t.Errorf("%s, blocks of %d: error %v, Read: %v", tc.name, rows, err, werr)
+				continue
+			}
+			if !bytes.Equal(got, want) {
+				t.Errorf("%s, blocks of %d:\n%s\nRead:\n%s", tc.name, rows, got, want)
+			}
+		}
+	}
+}
+
+// Bad input part way: the same error as Read, after the rows before the bad line.
+func TestStreamBadRow(t *testing.T) {
+	good := "a,b,label\n1,2,x\n3,4,y\n5,6,x\n"
+	for _, tc := range []struct{ bad, err string }{
+		{"7,8\n", "b.csv:5:3: expected 3 fields, found 2"},
+		{"7,8,x,9\n", "b.csv:5:4: expected 3 fields, found 4"},
+		{"7,eight,x\n", `b.csv:5:2: expected a number, found "eight"`},
+		{"7,NaN,x\n", `b.csv:5:2: expected a finite number (set Missing to "drop" or "mean"), found "NaN"`},
+		{"7,\"8,x\n", "b.csv:5:2: expected a closing quote, found end of line"},
+	} {
+		data := []byte(good + tc.bad + "9,10,y\n")
+		_, rerr := Read(bytes.NewReader(data), "b.csv", Options{})
+		if rerr == nil || rerr.Error() != tc.err {
+			t.Fatalf("Read: %v, want %s", rerr, tc.err)
+		}
+		for _, rows := range []int{1, 3, 4, 100} {
+			got, _, err := streamCSV(t, data, "b.csv", Options{}, rows)
+			var perr *ParseError
+			if !errors.As(err, &perr) || err.Error() != tc.err {
+				t.Errorf("blocks of %d: %v, want %s", rows, err, tc.err)
+			}
+			want, _ := readCSV(t, []byte(good), "b.csv", Options{})
+			if !bytes.Equal(got, want) {
+				t.Errorf("blocks of %d: wrote\n%s\nwant the rows before the bad line\n%s", rows, got, want)
+			}
+		}
+	}
+	// The row count scikit-learn's first line promises is checked at the end.
+	_, _, err := streamCSV(t, []byte("3,2,a,b\n1,2,0\n3,4,1\n"), "s.csv", Options{}, 1)
+	if err == nil || !strings.Contains(err.Error(), "expected 3 data rows as the first line says, found 2") {
+		t.Errorf("short scikit-learn layout: %v", err)
+	}
+	for _, empty := range []string{"", "a,b\n", "\n\n"} {
+		if _, _, err := streamCSV(t, []byte(empty), "e.csv", Options{}, 1); !errors.Is(err, ErrInvalid) {
+			t.Errorf("%q: %v, want invalid input", empty, err)
+		}
+	}
+}
+
+// Formats that cannot be streamed, and Missing "mean", are read whole and handed out in blocks.
+func TestStreamWholeSet(t *testing.T) {
+	arff := "@relation r\n@attribute a numeric\n@attribute b numeric\n@attribute c {x,y}\n@data\n1,2,x\n3,4,y\n5,6,x\n"
+	for _, tc := range []struct {
+		name, data string
+		opt        Options
+	}{
+		{"r.arff", arff, Options{}},
+		{"m.csv", "a,b\n1,?\n3,4\n5,6\n", Options{Missing: "mean"}},
+	} {
+		want, err := readCSV(t, []byte(tc.data), tc.name, tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, s, err := streamCSV(t, []byte(tc.data), tc.name, tc.opt, 2)
+		if err != nil || s.Streamed() || !bytes.Equal(got, want) {
+			t.Errorf("%s: streamed %v, err %v\n%s\nwant\n%s", tc.name, s.Streamed(), err, got, want)
+		}
+	}
+}
