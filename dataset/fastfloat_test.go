@@ -22,7 +22,7 @@ func checkFast(t *testing.T, s string) {
 		t.Fatalf("parseFast(%q) = %v (%#x), strconv %v (%#x)", s[:n], v, math.Float64bits(v), want, math.Float64bits(want))
 	}
 	if n < len(s) {
-		if c := s[n]; c >= '0' && c <= '9' || c == '.' {
+		if c := s[n]; c >= '0' && c <= '9' {
 			t.Fatalf("parseFast(%q) stopped at %d before %q", s, n, c)
 		}
 	}
