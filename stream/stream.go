@@ -42,6 +42,9 @@ type Options struct {
 	Rows int
 	// Workers is the number of blocks transformed at once; 0 means GOMAXPROCS.
 	Workers int
+	// NoHeader leaves out the header line, for tools that concatenate the outputs of many
+	// processes (Spark's RDD.pipe, Hadoop streaming).
+	NoHeader bool
 }
 
 // Func maps the rows of d (one block) into dst; an empty dst is to be resized to rows × D.
@@ -137,7 +140,7 @@ func Transform(ctx context.Context, w io.Writer, s *dataset.Stream, fn Func, opt
 	headerDone := false
 	for j := range order {
 		<-j.done
-		if j.rows > 0 && !headerDone {
+		if j.rows > 0 && !headerDone && !opt.NoHeader {
 			_, d := j.y.Dims()
 			if _, err := w.Write(dataset.AppendEmbeddingHeader(nil, d, s.Labelled(), named)); err != nil {
 				return st, err

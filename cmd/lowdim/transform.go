@@ -31,6 +31,7 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 		in        inputFlags
 		modelPath = fs.String("model", "", "the saved model `file` (required)")
 		out       = fs.String("o", "", "write the CSV to `file` (default: standard output, written as the rows come)")
+		outHeader = fs.Bool("out-header", true, "write the header line (x,y,label…); -out-header=false writes rows only, for tools that concatenate many processes' outputs (Spark's RDD.pipe, Hadoop streaming)")
 		rows      = fs.Int("chunk", stream.DefaultRows, fmt.Sprintf("rows per block (a multiple of %d): memory grows with it, times the number of cores", stream.Align))
 	)
 	in.register(fs)
@@ -70,7 +71,7 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 		}
 		return tally.add(ctx, d)
 	}
-	opt := stream.Options{Rows: *rows}
+	opt := stream.Options{Rows: *rows, NoHeader: !*outHeader}
 	var st stream.Stats
 	if *out == "" || *out == "-" {
 		// Standard output is written as the blocks come: a filter cannot hold its output back.
