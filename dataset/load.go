@@ -115,7 +115,7 @@ func (o *Options) check(name string) error {
 }
 
 // Formats lists the format names Options.Format accepts.
-var Formats = []string{"csv", "tsv", "ws", "arff", "idx", "sompak", "mtx", "labeltext", "pgmdir"}
+var Formats = []string{"csv", "tsv", "ws", "arff", "idx", "sompak", "mtx", "labeltext", "pgmdir", "npy", "npz"}
 
 // Load reads a data set from a file; "-" reads standard input. Gzip compression is detected by
 // its magic bytes, not by the name. A directory is read as "pgmdir". An IDX images file picks up
@@ -167,6 +167,14 @@ func Load(path string, opt Options) (*Set, error) {
 		return readIDXSet(r, path, labels, lr, opt)
 	case "mtx":
 		return readMTX(r, path, sideFiles(path), opt)
+	case "npz":
+		if magic, _ := r.Peek(2); string(magic) == "PK" { // not gzip'd: read the file in place
+			fi, err := f.Stat()
+			if err != nil {
+				return nil, err
+			}
+			return readNPZ(f, fi.Size(), path, opt)
+		}
 	}
 	return readFormat(r, path, format, opt)
 }
@@ -210,6 +218,16 @@ func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error)
 		return readARFF(r, name, opt)
 	case "labeltext":
 		return readLabelText(r, name, opt)
+	case "npy":
+		return readNPYSet(r, name, opt)
+	case "npz":
+		// A zip archive is read from its end: the bytes are needed in memory (they back
+		// everything read from them).
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return readNPZ(bytes.NewReader(b), int64(len(b)), name, opt)
 	}
 	return nil, unknownFormat(name, format)
 }
@@ -291,7 +309,7 @@ func detect(r *bufio.Reader, name, format string) (string, error) {
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}
-	return "", &ParseError{File: name, Expected: "CSV, TSV, a white-space table, ARFF, IDX, SOM_PAK, Matrix Market or label<TAB>text (or set the format)", Found: quote(first)}
+	return "", &ParseError{File: name, Expected: "CSV, TSV, a white-space table, ARFF, IDX, SOM_PAK, Matrix Market, label<TAB>text, .npy or .npz (or set the format)", Found: quote(first)}
 }
 
 // unknownFormat is the error of an Options.Format that names no format.
@@ -315,6 +333,10 @@ func formatByName(name string) string {
 		return "idx"
 	case strings.HasSuffix(base, ".cod"):
 		return "sompak"
+	case strings.HasSuffix(base, ".npy"):
+		return "npy"
+	case strings.HasSuffix(base, ".npz"):
+		return "npz"
 	}
 	return ""
 }
@@ -326,6 +348,12 @@ func sniff(head []byte) string {
 	}
 	if bytes.HasPrefix(head, []byte("%%MatrixMarket")) {
 		return "mtx"
+	}
+	if bytes.HasPrefix(head, []byte(npyMagic)) {
+		return "npy"
+	}
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return "npz"
 	}
 	var first [][]byte // the first 8 non-blank lines (blank lines before data are skipped by every reader)
 	for rest := head; len(rest) > 0 && len(first) < 8; {
