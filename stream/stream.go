@@ -61,6 +61,7 @@ type Stats struct {
 type job struct {
 	block dataset.Block
 	y     mat.Dense
+	d     *dataset.Set // the block's rows (when Map emits them)
 	out   []byte
 	rows  int
 	err   error
@@ -72,6 +73,38 @@ type job struct {
 // row, in input order. It stops at the first error (see the package comment for what has been
 // written by then) and when ctx is cancelled.
 func Transform(ctx context.Context, w io.Writer, s *dataset.Stream, fn Func, opt Options) (Stats, error) {
+	headerDone := false
+	return run(ctx, s, fn, opt, true, func(j *job) error {
+		if j.rows > 0 && !headerDone && !opt.NoHeader {
+			_, d := j.y.Dims()
+			if _, err := w.Write(dataset.AppendEmbeddingHeader(nil, d, s.Labelled(), s.Named())); err != nil {
+				return err
+			}
+			headerDone = true
+		}
+		if len(j.out) > 0 {
+			_, err := w.Write(j.out)
+			return err
+		}
+		return nil
+	})
+}
+
+// Map is Transform with the output left to emit, which is called in input order with each
+// block's embedding y and rows d (valid until emit returns; on bad input, the rows before the
+// bad one). Formats that need the row count first (.npy) collect what emit is given.
+func Map(ctx context.Context, s *dataset.Stream, fn Func, opt Options, emit func(y *mat.Dense, d *dataset.Set) error) (Stats, error) {
+	return run(ctx, s, fn, opt, false, func(j *job) error {
+		if j.rows == 0 {
+			return nil
+		}
+		return emit(&j.y, j.d)
+	})
+}
+
+// run is the pipeline: a reader cuts blocks, workers parse and map them (and format them as
+// CSV when csv is set), and emit receives them in input order.
+func run(ctx context.Context, s *dataset.Stream, fn Func, opt Options, csv bool, emit func(*job) error) (Stats, error) {
 	var st Stats
 	rows := opt.Rows
 	if rows == 0 {
@@ -128,7 +161,7 @@ func Transform(ctx context.Context, w io.Writer, s *dataset.Stream, fn Func, opt
 	for range workers {
 		go func() {
 			for j := range work {
-				j.out, j.rows, j.err = transformBlock(ctx, s, &j.block, &j.y, j.out[:0], fn)
+				j.d, j.out, j.rows, j.err = transformBlock(ctx, s, &j.block, &j.y, j.out[:0], fn, csv)
 				close(j.done)
 			}
 		}()
@@ -136,21 +169,10 @@ func Transform(ctx context.Context, w io.Writer, s *dataset.Stream, fn Func, opt
 
 	// The writer: blocks in input order. After an error it returns at once; the reader may
 	// still be blocked in a Read of the input, which it leaves when the input ends.
-	named := s.Named()
-	headerDone := false
 	for j := range order {
 		<-j.done
-		if j.rows > 0 && !headerDone && !opt.NoHeader {
-			_, d := j.y.Dims()
-			if _, err := w.Write(dataset.AppendEmbeddingHeader(nil, d, s.Labelled(), named)); err != nil {
-				return st, err
-			}
-			headerDone = true
-		}
-		if len(j.out) > 0 {
-			if _, err := w.Write(j.out); err != nil {
-				return st, err
-			}
+		if err := emit(j); err != nil {
+			return st, err
 		}
 		st.Rows += j.rows
 		st.Blocks++
@@ -172,26 +194,28 @@ func Transform(ctx context.Context, w io.Writer, s *dataset.Stream, fn Func, opt
 	return st, nil
 }
 
-// transformBlock parses, maps and formats one block; on bad input it returns the lines of the
+// transformBlock parses, maps and (with csv) formats one block; on bad input it returns the
 // rows before the bad one with the error.
-func transformBlock(ctx context.Context, s *dataset.Stream, b *dataset.Block, y *mat.Dense, out []byte, fn Func) ([]byte, int, error) {
+func transformBlock(ctx context.Context, s *dataset.Stream, b *dataset.Block, y *mat.Dense, out []byte, fn Func, csv bool) (*dataset.Set, []byte, int, error) {
 	if err := ctx.Err(); err != nil {
-		return out, 0, err
+		return nil, out, 0, err
 	}
 	d, perr := s.Parse(b)
 	if d == nil {
-		return out, 0, perr
+		return nil, out, 0, perr
 	}
 	n := d.Len()
 	if r, _ := y.Dims(); r != n {
 		*y = mat.Dense{} // a partial last block; a full one reuses y
 	}
 	if err := fn(ctx, y, d); err != nil {
-		return out, 0, err
+		return nil, out, 0, err
 	}
-	out, err := dataset.AppendEmbeddingRows(out, y, d, s.Labelled(), s.Named())
-	if err != nil {
-		return out, 0, err
+	if csv {
+		var err error
+		if out, err = dataset.AppendEmbeddingRows(out, y, d, s.Labelled(), s.Named()); err != nil {
+			return nil, out, 0, err
+		}
 	}
-	return out, n, perr
+	return d, out, n, perr
 }

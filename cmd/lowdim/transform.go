@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -73,7 +75,19 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	}
 	opt := stream.Options{Rows: *rows, NoHeader: !*outHeader}
 	var st stream.Stats
-	if *out == "" || *out == "-" {
+	if ext := strings.ToLower(filepath.Ext(*out)); ext == ".npy" || ext == ".npz" {
+		// A .npy header holds the row count: the embedding (n × D, and the labels) is
+		// collected, the input still streamed.
+		var y, d *dataset.Set
+		y, d, st, err = collect(ctx, s, mapRows, opt)
+		if err == nil {
+			outs := newOutputs(ctx, e)
+			defer outs.discard()
+			if _, err = outs.embeddingCSV(*out, y.X, d); err == nil {
+				err = outs.commit()
+			}
+		}
+	} else if *out == "" || *out == "-" {
 		// Standard output is written as the blocks come: a filter cannot hold its output back.
 		st, err = stream.Transform(ctx, e.stdout, s, mapRows, opt)
 	} else {
@@ -95,6 +109,56 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	}
 	tally.report(e.stderr)
 	return nil
+}
+
+// collect maps s and returns the embedding (as y.X) and a Set of the rows' labels and names.
+func collect(ctx context.Context, s *dataset.Stream, fn stream.Func, opt stream.Options) (*dataset.Set, *dataset.Set, stream.Stats, error) {
+	var data []float64
+	dim := 0
+	var labels []string
+	var names []string
+	st, err := stream.Map(ctx, s, fn, opt, func(y *mat.Dense, d *dataset.Set) error {
+		r, c := y.Dims()
+		dim = c
+		for i := range r {
+			data = append(data, y.RawRowView(i)...)
+			if s.Labelled() {
+				l := "?"
+				if k := d.Labels[i]; k >= 0 {
+					l = d.ClassNames[k]
+				}
+				labels = append(labels, l)
+			}
+			if s.Named() {
+				names = append(names, d.RowNames[i])
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, st, err
+	}
+	n := len(data) / dim
+	d := &dataset.Set{Name: s.Name(), RowNames: names}
+	if s.Labelled() {
+		idx := map[string]int{}
+		d.Labels = make([]int, n)
+		d.ClassNames = []string{}
+		for i, l := range labels {
+			d.Labels[i] = -1
+			if l == "?" {
+				continue
+			}
+			k, ok := idx[l]
+			if !ok {
+				k = len(d.ClassNames)
+				idx[l] = k
+				d.ClassNames = append(d.ClassNames, l)
+			}
+			d.Labels[i] = k
+		}
+	}
+	return &dataset.Set{X: mat.NewDense(n, dim, data)}, d, st, nil
 }
 
 // transformFunc returns how m maps a block of rows, with cancellation where the model has it
