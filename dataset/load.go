@@ -19,8 +19,9 @@ import (
 type Options struct {
 	// Format is "" (detect: by extension after stripping .gz, then by content) or one of
 	// "csv", "tsv", "ws" (whitespace-separated, no dimension line), "arff", "idx", "sompak",
-	// "mtx" (Matrix Market, terms×documents), "labeltext" (label<TAB>text lines) and
-	// "pgmdir" (a directory of class subdirectories holding binary PGM images).
+	// "mtx" (Matrix Market, terms×documents), "labeltext" (label<TAB>text lines),
+	// "pgmdir" (a directory of class subdirectories holding binary PGM images), "npy" and
+	// "npz" (NumPy) and "10x" (a Cell Ranger matrix directory, found by its matrix.mtx).
 	Format string
 	// Label selects the label column: a header name, a 1-based column number, "first" or "last".
 	// "" means a column named "label" or "class" (case-insensitive) if present, else none; for
@@ -115,7 +116,7 @@ func (o *Options) check(name string) error {
 }
 
 // Formats lists the format names Options.Format accepts.
-var Formats = []string{"csv", "tsv", "ws", "arff", "idx", "sompak", "mtx", "labeltext", "pgmdir", "npy", "npz"}
+var Formats = []string{"csv", "tsv", "ws", "arff", "idx", "sompak", "mtx", "labeltext", "pgmdir", "npy", "npz", "10x"}
 
 // Load reads a data set from a file; "-" reads standard input. Gzip compression is detected by
 // its magic bytes, not by the name. A directory is read as "pgmdir". An IDX images file picks up
@@ -136,6 +137,9 @@ func Load(path string, opt Options) (*Set, error) {
 		return nil, err
 	}
 	if fi.IsDir() {
+		if f := strings.ToLower(opt.Format); (f == "" || f == "10x" || f == "mtx") && isTenxDir(path) {
+			return load10x(path, opt)
+		}
 		if f := strings.ToLower(opt.Format); f != "" && f != "pgmdir" {
 			return nil, &ParseError{File: path, Expected: "a file for format " + opt.Format, Found: "a directory"}
 		}
@@ -198,8 +202,8 @@ func Read(r io.Reader, name string, opt Options) (*Set, error) {
 		return readIDXSet(br, name, "", nil, opt)
 	case "mtx":
 		return readMTX(br, name, nil, opt)
-	case "pgmdir":
-		return nil, &ParseError{File: name, Expected: "a directory for format pgmdir", Found: "a stream"}
+	case "pgmdir", "10x":
+		return nil, &ParseError{File: name, Expected: "a directory for format " + format, Found: "a stream"}
 	}
 	return readFormat(br, name, format, opt)
 }
@@ -220,6 +224,8 @@ func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error)
 		return readLabelText(r, name, opt)
 	case "npy":
 		return readNPYSet(r, name, opt)
+	case "10x", "pgmdir":
+		return nil, &ParseError{File: name, Expected: "a directory for format " + format, Found: "a file"}
 	case "npz":
 		// A zip archive is read from its end: the bytes are needed in memory (they back
 		// everything read from them).
