@@ -64,3 +64,16 @@ with open(os.path.join(out, "expected.json"), "w") as f:
     json.dump({"numpy": np.__version__, "files": expected}, f, indent=1, sort_keys=True)
     f.write("\n")
 print("numpy", np.__version__, "wrote", len(os.listdir(out)), "files to", out)
+
+# A precomputed k-NN graph as umap saves it (knn_indices int64 with the row itself first,
+# knn_dists), beside the same graph as text (np.savetxt): neighbors' TestReadGraphNPY reads both.
+pts = np.array([[0, 0], [1, 0], [0, 2], [3, 1], [2, 2], [5, 5]], dtype=np.float64)
+d = np.sqrt(((pts[:, None, :] - pts[None, :, :]) ** 2).sum(-1))
+order = np.argsort(d, axis=1, kind="stable")[:, :3]
+graph = os.path.join(os.path.dirname(out), "..", "..", "neighbors", "testdata")
+os.makedirs(graph, exist_ok=True)
+np.save(os.path.join(graph, "knn_idx.npy"), order.astype(np.int64))
+np.save(os.path.join(graph, "knn_dist.npy"), np.take_along_axis(d, order, axis=1))
+np.savetxt(os.path.join(graph, "knn_idx.txt"), order, fmt="%d")
+np.savetxt(os.path.join(graph, "knn_dist.txt"), np.take_along_axis(d, order, axis=1))
+print("and a 6-row k-NN graph to", os.path.normpath(graph))
