@@ -180,6 +180,15 @@ func Load(path string, opt Options) (*Set, error) {
 			return readNPZ(f, fi.Size(), path, opt)
 		}
 	}
+	if ext := external(format); ext != nil {
+		if magic, _ := r.Peek(len(ext.Magic)); string(magic) == ext.Magic { // not gzip'd
+			fi, err := f.Stat()
+			if err != nil {
+				return nil, err
+			}
+			return ext.Read(f, fi.Size(), path, opt)
+		}
+	}
 	return readFormat(r, path, format, opt)
 }
 
@@ -234,6 +243,9 @@ func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error)
 			return nil, err
 		}
 		return readNPZ(bytes.NewReader(b), int64(len(b)), name, opt)
+	}
+	if ext := external(format); ext != nil {
+		return readExternal(ext, r, name, opt)
 	}
 	return nil, unknownFormat(name, format)
 }
@@ -344,6 +356,9 @@ func formatByName(name string) string {
 	case strings.HasSuffix(base, ".npz"):
 		return "npz"
 	}
+	if f := externalByName(base); f != "" {
+		return f
+	}
 	return ""
 }
 
@@ -360,6 +375,9 @@ func sniff(head []byte) string {
 	}
 	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
 		return "npz"
+	}
+	if f := externalByMagic(head); f != "" {
+		return f
 	}
 	var first [][]byte // the first 8 non-blank lines (blank lines before data are skipped by every reader)
 	for rest := head; len(rest) > 0 && len(first) < 8; {

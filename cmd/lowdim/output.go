@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/dataset/parquet" // registers the format with dataset.Load
 	"lowdim/internal/safeout"
 )
 
@@ -47,13 +48,16 @@ func (o *outputs) embeddingCSV(path string, y *mat.Dense, d *dataset.Set) (strin
 }
 
 // writeEmbedding writes y (with d's labels and names) in the format path's extension names:
-// .npy (the coordinates only), .npz (embedding, labels, names) or CSV.
+// .npy (the coordinates only), .npz (embedding, labels, names), .parquet (columns x, y, label,
+// name) or CSV.
 func writeEmbedding(w io.Writer, path string, y *mat.Dense, d *dataset.Set) error {
 	switch strings.ToLower(filepath.Ext(path)) {
 	case ".npy":
 		return dataset.WriteNPY(w, y)
 	case ".npz":
 		return dataset.WriteEmbeddingNPZ(w, y, d)
+	case ".parquet":
+		return parquet.WriteEmbedding(w, y, d)
 	}
 	return dataset.WriteEmbeddingCSV(w, y, d)
 }

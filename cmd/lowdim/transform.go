@@ -75,9 +75,9 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	}
 	opt := stream.Options{Rows: *rows, NoHeader: !*outHeader}
 	var st stream.Stats
-	if ext := strings.ToLower(filepath.Ext(*out)); ext == ".npy" || ext == ".npz" {
-		// A .npy header holds the row count: the embedding (n × D, and the labels) is
-		// collected, the input still streamed.
+	if ext := strings.ToLower(filepath.Ext(*out)); ext == ".npy" || ext == ".npz" || ext == ".parquet" {
+		// A .npy header holds the row count, a Parquet footer the row groups: the embedding
+		// (n × D, and the labels) is collected, the input still streamed.
 		var y, d *dataset.Set
 		y, d, st, err = collect(ctx, s, mapRows, opt)
 		if err == nil {
