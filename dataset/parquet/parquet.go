@@ -318,5 +318,3 @@ func WriteEmbedding(w io.Writer, y *mat.Dense, s *dataset.Set) error {
 	}
 	return pw.Close()
 }
-
-
