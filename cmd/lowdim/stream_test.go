@@ -131,3 +131,35 @@ func TestTransformBadRowMidStream(t *testing.T) {
 		}
 	}
 }
+
+// -o out.npy, out.npz and out.parquet hold the coordinates transform writes as CSV (and the
+// labels, for the archive and Parquet), read back by dataset.Load.
+func TestTransformWritesNumPyAndParquet(t *testing.T) {
+	dir := t.TempDir()
+	in := blobFile(t, dir, "blobs.csv", 300, 4, 3, false)
+	model := filepath.Join(dir, "pca.lowdim")
+	if _, stderr, status := runCLI(t, "", "embed", "-model", model, "-o", filepath.Join(dir, "y.csv"), in); status != 0 {
+		t.Fatalf("embed: %d %s", status, stderr)
+	}
+	csvOut, _, _ := runCLI(t, "", "transform", "-model", model, in)
+	want, err := dataset.Read(strings.NewReader(csvOut), "want.csv", dataset.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"y.npy", "y.npz", "y.parquet"} {
+		out := filepath.Join(dir, name)
+		if _, stderr, status := runCLI(t, "", "transform", "-model", model, "-chunk", "256", "-o", out, in); status != 0 {
+			t.Fatalf("%s: %d %s", name, status, stderr)
+		}
+		got, err := dataset.Load(out, dataset.Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if !mat.Equal(got.X, want.X) {
+			t.Errorf("%s: coordinates differ from the CSV's", name)
+		}
+		if name != "y.npy" && strings.Join(got.ClassNames, ",") != strings.Join(want.ClassNames, ",") {
+			t.Errorf("%s: classes %v, want %v", name, got.ClassNames, want.ClassNames)
+		}
+	}
+}
