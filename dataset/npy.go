@@ -89,6 +89,9 @@ func readNPY(r io.Reader, name string, opt *Options) (*npyArray, error) {
 		return nil, a.errorf(fmt.Sprintf("a header of at most %d bytes", maxNPYHeader), fmt.Sprintf("%d bytes", hlen))
 	}
 	head, err := io.ReadAll(io.LimitReader(r, int64(hlen)))
+	if err == io.ErrUnexpectedEOF {
+		err = a.errorf(fmt.Sprintf("a header of %d bytes", hlen), "the end of the data")
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -489,7 +492,7 @@ type zipErrReader struct {
 
 func (z *zipErrReader) Read(p []byte) (int, error) {
 	n, err := z.r.Read(p)
-	if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+	if err != nil && err != io.EOF {
 		err = &ParseError{File: z.name, Expected: "an intact archive member", Found: err.Error(), Err: err}
 	}
 	return n, err
