@@ -61,6 +61,15 @@ func (a *npyArray) errorf(expected, found string) error {
 // readNPY reads one array from r; name is used in messages. Numeric arrays larger than the
 // budget of opt are refused before a value is read.
 func readNPY(r io.Reader, name string, opt *Options) (*npyArray, error) {
+	a, err := readNPYHeader(r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	return a, a.readValues(r, a.count())
+}
+
+// readNPYHeader reads the magic, version and header of a .npy file, leaving r at the values.
+func readNPYHeader(r io.Reader, name string, opt *Options) (*npyArray, error) {
 	a := &npyArray{name: name}
 	var pre [10]byte
 	if n, err := io.ReadFull(r, pre[:8]); err != nil {
@@ -109,7 +118,7 @@ func readNPY(r io.Reader, name string, opt *Options) (*npyArray, error) {
 	} else if h := count / max(1, a.shape0()); !opt.fitsBudget(a.shape0(), h) {
 		return nil, opt.budgetError(name, 0, a.shape0(), h, "rows × values", "a smaller array")
 	}
-	return a, a.readValues(r, count)
+	return a, nil
 }
 
 func (a *npyArray) shape0() int {

@@ -136,3 +136,34 @@ func TestNPYWrite(t *testing.T) {
 		}
 	}
 }
+
+// A .npy file streams a block of rows at a time with the values, the errors and the dropped
+// rows of the whole read; Fortran order and strings fall back to the whole read.
+func TestNPYStream(t *testing.T) {
+	names, _ := filepath.Glob("testdata/npy/*.npy")
+	if len(names) < 15 {
+		t.Fatalf("%d peer files", len(names))
+	}
+	for _, path := range names {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, opt := range []Options{{}, {Missing: "drop"}} {
+			want, werr := readCSV(t, data, path, opt)
+			for _, rows := range []int{1, 2, 1000} {
+				got, s, err := streamCSV(t, data, path, opt, rows)
+				if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+					t.Errorf("%s %+v, blocks of %d: %v; whole read: %v", path, opt, rows, err, werr)
+					continue
+				}
+				if err == nil && !bytes.Equal(got, want) {
+					t.Errorf("%s %+v, blocks of %d: bytes differ", path, opt, rows)
+				}
+				if s != nil && s.Streamed() == strings.Contains(path, "fortran") {
+					t.Errorf("%s: streamed %v", path, s.Streamed())
+				}
+			}
+		}
+	}
+}

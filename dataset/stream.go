@@ -22,7 +22,8 @@ import (
 //
 // CSV, TSV and white-space tables are streamed: the header and the label and dropped columns
 // are resolved once from the first rows, exactly as Read resolves them, and every later row is
-// parsed as Read would parse it. Next cuts the input into Blocks of whole lines (one goroutine);
+// parsed as Read would parse it. A .npy array in C order is streamed too, a block of rows at a
+// time. Next cuts the input into Blocks of whole lines or rows (one goroutine);
 // Parse turns a Block into a Set and may run on several Blocks at once. Every other format, and
 // Missing "mean" (whose column means need every row), is read whole by Load or Read and then
 // handed out in blocks of rows, so that callers have one path.
@@ -53,6 +54,9 @@ type Stream struct {
 	eof      bool
 	dropped  atomic.Int64
 	sklearnN int // scikit-learn layout: the row count the first line promises; -1 otherwise
+
+	// .npy arrays in C order
+	npy *npyArray
 
 	// whole sets
 	set *Set
@@ -112,6 +116,14 @@ func OpenStream(path string, opt Options) (*Stream, io.Closer, error) {
 			}
 			return s, f, nil
 		}
+		if format == "npy" {
+			s, err := newNPYStream(r, path, opt)
+			if err != nil || !s.Streamed() {
+				f.Close()
+				return s, nopCloser{}, err
+			}
+			return s, f, nil
+		}
 		f.Close()
 	}
 	d, err := Load(path, opt)
@@ -136,6 +148,9 @@ func NewStream(r io.Reader, name string, opt Options) (*Stream, error) {
 	}
 	if sep, ok := tableSep(format); ok && !strings.EqualFold(opt.Missing, "mean") {
 		return newTableStream(br, name, sep, opt)
+	}
+	if format == "npy" && !strings.EqualFold(opt.Missing, "mean") {
+		return newNPYStream(br, name, opt)
 	}
 	d, err := Read(br, name, opt)
 	if err != nil {
@@ -167,8 +182,11 @@ func (s *Stream) Name() string { return s.name }
 
 // Dim returns the number of features of each row.
 func (s *Stream) Dim() int {
-	if s.set != nil {
+	switch {
+	case s.set != nil:
 		return s.set.Dim()
+	case s.npy != nil:
+		return s.npy.count() / s.npy.shape0()
 	}
 	return s.t.b.h
 }
@@ -176,8 +194,11 @@ func (s *Stream) Dim() int {
 // Labelled reports whether the rows carry labels: for a whole set whether it has labels, for a
 // table whether it has a label column (and Options.NoLabel is not set).
 func (s *Stream) Labelled() bool {
-	if s.set != nil {
+	switch {
+	case s.set != nil:
 		return s.set.HasLabels()
+	case s.npy != nil:
+		return false
 	}
 	return s.t.labelCol >= 0 && !s.opt.NoLabel
 }
@@ -187,8 +208,11 @@ func (s *Stream) Named() bool { return s.set != nil && len(s.set.RowNames) == s.
 
 // FeatureNames returns the names of the features (nil when the input has none).
 func (s *Stream) FeatureNames() []string {
-	if s.set != nil {
+	switch {
+	case s.set != nil:
 		return s.set.FeatureNames
+	case s.npy != nil:
+		return nil
 	}
 	return s.t.b.features
 }
@@ -296,6 +320,9 @@ func (s *Stream) Next(b *Block, rows int) error {
 		s.rows = b.hi
 		return nil
 	}
+	if s.npy != nil {
+		return s.nextNPY(b, rows)
+	}
 	b.FirstLine = s.line + 1
 	for b.Rows < rows {
 		line, err := s.readLine()
@@ -365,6 +392,9 @@ func (s *Stream) readLine() ([]byte, error) {
 func (s *Stream) Parse(b *Block) (*Set, error) {
 	if s.set != nil {
 		return s.setRows(b), nil
+	}
+	if s.npy != nil {
+		return s.parseNPY(b)
 	}
 	t := s.t
 	h := t.b.h
@@ -629,4 +659,99 @@ func fieldNumber(l []byte, i int, sep byte) (v float64, next int, ok bool) {
 		return 0, 0, false
 	}
 	return v, i, true
+}
+
+// newNPYStream reads the header of a .npy file and streams its rows; an array in Fortran order
+// (whose rows are not contiguous) is read whole.
+func newNPYStream(r *bufio.Reader, name string, opt Options) (*Stream, error) {
+	whole := opt
+	whole.MaxMatrixBytes = math.MaxInt64 // a stream holds one block, not the array
+	a, err := readNPYHeader(r, name, &whole)
+	if err != nil {
+		return nil, err
+	}
+	if a.kind == 'U' || a.kind == 'S' || a.fortran && len(a.shape) > 1 {
+		if !opt.fitsBudget(a.shape0(), a.count()/a.shape0()) {
+			return nil, opt.budgetError(name, 0, a.shape0(), a.count()/a.shape0(), "rows × values", "a smaller array")
+		}
+		if err := a.readValues(r, a.count()); err != nil {
+			return nil, err
+		}
+		d, err := npySet(a, nil, name, opt)
+		if err != nil {
+			return nil, err
+		}
+		return SetStream(d), nil
+	}
+	return &Stream{name: name, opt: opt, src: r, npy: a}, nil
+}
+
+// nextNPY reads the bytes of up to rows rows.
+func (s *Stream) nextNPY(b *Block, rows int) error {
+	a := s.npy
+	n := a.shape0()
+	if s.rows >= n {
+		if _, err := s.src.ReadByte(); err != io.EOF {
+			if err != nil {
+				return err
+			}
+			return a.errorf(fmt.Sprintf("the end of the file after %d values (shape %s)", a.count(), shapeString(a.shape)), "more bytes")
+		}
+		return io.EOF
+	}
+	h := a.count() / n
+	k := min(rows, n-s.rows)
+	size := k * h * a.size
+	if cap(b.data) < size {
+		b.data = make([]byte, size)
+	}
+	b.data = b.data[:size]
+	got, err := io.ReadFull(s.src, b.data)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return a.errorf(fmt.Sprintf("%d values (shape %s of %s)", a.count(), shapeString(a.shape), a.descr), fmt.Sprintf("%d and the end of the file", s.rows*h+got/a.size))
+	}
+	if err != nil {
+		return err
+	}
+	b.lo, b.hi, b.Rows = s.rows, s.rows+k, k
+	s.rows += k
+	return nil
+}
+
+// parseNPY decodes a block of .npy rows; a missing value is an error at its row and column, or
+// drops its row (Missing "drop").
+func (s *Stream) parseNPY(b *Block) (*Set, error) {
+	a := *s.npy
+	h := a.count() / a.shape0()
+	a.values = b.x[:0]
+	a.decode(b.data)
+	x := a.values
+	drop := strings.EqualFold(s.opt.Missing, "drop")
+	n := 0
+	var perr error
+	for i := range b.Rows {
+		row := x[i*h : (i+1)*h]
+		bad := -1
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				bad = j
+				break
+			}
+		}
+		if bad >= 0 {
+			if drop {
+				s.dropped.Add(1)
+				continue
+			}
+			perr = a.errorf(`finite numbers (set Missing to "drop" or "mean")`, fmt.Sprintf("%v at row %d, column %d", row[bad], b.lo+i+1, bad+1))
+			break
+		}
+		copy(x[n*h:], row)
+		n++
+	}
+	b.x = x
+	if n == 0 {
+		return nil, perr
+	}
+	return &Set{Name: s.name, X: mat.NewDense(n, h, x[:n*h])}, perr
 }

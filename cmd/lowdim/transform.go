@@ -23,7 +23,7 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	fs := newFlagSet("transform", "[INPUT|-]",
 		"Embeds the rows of INPUT (standard input when INPUT is - or absent) with a parametric model\n"+
 			"saved by \"lowdim embed -model\", and writes the coordinates as CSV (x,y[,z], plus label when\n"+
-			"INPUT has labels). CSV, TSV and white-space tables are streamed: read, mapped and written a\n"+
+			"INPUT has labels). CSV, TSV and white-space tables and .npy arrays are streamed: read, mapped and written a\n"+
 			"block of rows at a time, in input order, in memory that does not grow with the rows, so that\n"+
 			"the command works as a filter. The bytes are those of mapping the whole input at once. Bad\n"+
 			"input part way (a ragged row, text in a numeric column) is reported as FILE:LINE:COLUMN with\n"+
