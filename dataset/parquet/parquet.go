@@ -88,8 +88,7 @@ func Read(r io.ReaderAt, size int64, name string, opt dataset.Options) (s *datas
 		roles[j] = roleSkip
 	}
 	var features []string
-	var fcol []int // column index → feature index, −1 for none
-	fcol = make([]int, len(cols))
+	fcol := make([]int, len(cols)) // column index → feature index, −1 for none
 	for i, c := range cols {
 		fcol[i] = -1
 		switch {
