@@ -21,6 +21,7 @@ import (
 	"context"
 	"io"
 	"runtime"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -118,7 +119,13 @@ func run(ctx context.Context, s *dataset.Stream, fn Func, opt Options, csv bool,
 		workers = runtime.GOMAXPROCS(0)
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	// On return no worker is left calling fn: they are cancelled and waited for (a block in
+	// progress finishes first). Only the reader may outlive the call, blocked in a Read.
+	var wg sync.WaitGroup
+	defer func() {
+		cancel()
+		wg.Wait()
+	}()
 
 	// free holds the jobs not in use: at most workers+2 blocks exist, which bounds memory.
 	free := make(chan *job, workers+2)
@@ -159,10 +166,20 @@ func run(ctx context.Context, s *dataset.Stream, fn Func, opt Options, csv bool,
 		readErr <- nil
 	}()
 	for range workers {
+		wg.Add(1)
 		go func() {
-			for j := range work {
-				j.d, j.out, j.rows, j.err = transformBlock(ctx, s, &j.block, &j.y, j.out[:0], fn, csv)
-				close(j.done)
+			defer wg.Done()
+			for {
+				select {
+				case j, ok := <-work:
+					if !ok {
+						return
+					}
+					j.d, j.out, j.rows, j.err = transformBlock(ctx, s, &j.block, &j.y, j.out[:0], fn, csv)
+					close(j.done)
+				case <-ctx.Done():
+					return
+				}
 			}
 		}()
 	}

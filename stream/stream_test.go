@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -134,20 +136,26 @@ func TestTransformStops(t *testing.T) {
 		}
 		return s
 	}
-	calls := 0
+	var calls atomic.Int32
 	boom := errors.New("boom")
 	fn := func(ctx context.Context, dst *mat.Dense, d *dataset.Set) error {
-		calls++
-		if calls == 3 {
+		if calls.Add(1) == 3 {
 			return boom
 		}
-		dst.ReuseAs(d.Len(), 2)
+		if dst.IsEmpty() {
+			dst.ReuseAs(d.Len(), 2)
+		}
 		return nil
 	}
 	var out bytes.Buffer
 	st, err := Transform(context.Background(), &out, input(), fn, Options{Rows: 256, Workers: 1})
 	if !errors.Is(err, boom) || st.Rows != 512 || strings.Count(out.String(), "\n") != 513 {
 		t.Errorf("model error: %+v, %v, %d lines", st, err, strings.Count(out.String(), "\n"))
+	}
+	after := calls.Load()
+	time.Sleep(50 * time.Millisecond)
+	if calls.Load() != after {
+		t.Error("the model was called after Transform returned")
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
