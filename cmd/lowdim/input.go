@@ -21,7 +21,7 @@ type inputFlags struct {
 func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.label, "label", "", "label `column`: a header name, a 1-based column number, first or last (default: a column named label or class; ARFF: the last nominal attribute; SOM_PAK: a trailing token)")
 	fs.BoolVar(&f.noLabel, "no-label", false, "ignore labels in the input")
-	fs.StringVar(&f.format, "format", "", "input `format`: csv, tsv, ws, arff, idx, sompak, mtx, labeltext, pgmdir, npy, npz, 10x (default: detected from the name and content; a directory holding matrix.mtx is 10x)")
+	fs.StringVar(&f.format, "format", "", "input `format`: csv, tsv, ws, arff, idx, sompak, mtx, labeltext, pgmdir, npy, npz, 10x, parquet (default: detected from the name and content; a directory holding matrix.mtx is 10x)")
 	fs.StringVar(&f.header, "header", "auto", "CSV/TSV header row: auto, yes or no")
 	fs.StringVar(&f.missing, "missing", "error", "missing or non-finite values (?, NaN, Inf, empty): error, drop (the row) or mean (impute the column mean)")
 	fs.StringVar(&f.drop, "drop", "", "comma-separated `columns` to ignore (names or 1-based numbers), e.g. an id column")
