@@ -3,7 +3,10 @@
 // The map of the module (dependencies point down only):
 //
 //	lowdim        Embedder, Model, Transformer, Progress — this package
-//	dataset       Set and the readers/writers (CSV/TSV, ARFF, IDX, SOM_PAK, gzip)
+//	dataset       Set and the readers/writers (CSV/TSV, ARFF, IDX, SOM_PAK, NumPy, 10x, gzip);
+//	              Stream reads tables a block of rows at a time
+//	dataset/parquet  Parquet in and out, registered with dataset.Load when imported (keeps
+//	              parquet-go out of dataset)
 //	internal/membudget  the memory an O(n²) path will take, checked against MemAvailable
 //	              (or the cgroup limit, or LOWDIM_MEMORY) before it is taken; one refusal shape
 //	neighbors     exact k-NN, blocked and parallel; approximate k-NN (NN-descent); k-NN graph files
@@ -16,6 +19,8 @@
 //	baseline/cmds classical (Torgerson) MDS
 //	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
 //	modelio       versioned, checksummed model files
+//	stream        a model's transform as a filter: blocks of rows on every core, output in order,
+//	              memory independent of the rows (lowdim transform)
 //	viz           gonum/plot figures
 //	internal/safeout  output files that never clobber: staged, renamed together, FIFOs and
 //	              devices written in place, links followed, stale temporaries swept

@@ -283,6 +283,9 @@ func parseNumber(f []byte) (v float64, missing, ok bool) {
 	if isMissingToken(f) {
 		return math.NaN(), true, true
 	}
+	if v, n, ok := parseFast(f); ok && n == len(f) {
+		return v, false, true // finite by construction
+	}
 	v, err := strconv.ParseFloat(string(f), 64)
 	if err != nil {
 		if ne, isNum := err.(*strconv.NumError); isNum && ne.Err == strconv.ErrRange {

@@ -41,12 +41,30 @@
 //     ("%Clusters K a,b,…" then 0-based "doc class" lines) are used when present.
 //   - labeltext: "label<TAB>text" lines become bag-of-words counts over the sorted vocabulary
 //     (words = runs of non-blank characters).
+//   - npy, npz: NumPy arrays (format 1.0–3.0; float32/64, signed and unsigned integers, bool;
+//     either byte order; C or Fortran order). Rows run along the first dimension, the others
+//     are flattened (an (n, 28, 28) stack gives n×784). An .npz archive (numpy.savez, compressed
+//     or not) gives its features from the member X, x, data, embedding or arr_0 (or its only
+//     member), its labels from Options.Label or the member y, labels, label or target (arr_1
+//     next to arr_0), numbers or strings. Own reader: values are appended as the bytes arrive.
+//     WriteNPY and WriteEmbeddingNPZ write them.
+//   - 10x: a Cell Ranger matrix directory (matrix.mtx, barcodes.tsv, features.tsv or genes.tsv,
+//     each maybe .gz), recognised by its matrix.mtx: cells × genes, barcodes as row names, gene
+//     symbols as feature names.
 //   - pgmdir: a directory of class subdirectories of binary PGM (P5) images of equal size, such
 //     as ORL's s1/1.pgm … s40/10.pgm; one row per image (pixel values as stored), the class is the
 //     subdirectory, RowNames are "sN/M.pgm"; both levels in natural order (s2 before s10).
 //
 // Matrices are dense float64: bbc (2225×9635) takes 171 MB, Reuters R8 train with every term
 // (5485×19983) 877 MB; Options.MinDocFreq trims rare terms for labeltext and mtx.
+//
+// # Streams
+//
+// Stream reads CSV, TSV and white-space tables a block of rows at a time (Next cuts blocks,
+// Parse turns one into a Set and may run on several at once), for transforms whose memory must
+// not grow with the rows; other formats are read whole and handed out in blocks. Where a
+// streamed table can differ from Read's Set (labels decided over the whole file, duplicate rows)
+// is on Stream.
 //
 // # Memory
 //

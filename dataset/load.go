@@ -19,8 +19,9 @@ import (
 type Options struct {
 	// Format is "" (detect: by extension after stripping .gz, then by content) or one of
 	// "csv", "tsv", "ws" (whitespace-separated, no dimension line), "arff", "idx", "sompak",
-	// "mtx" (Matrix Market, terms×documents), "labeltext" (label<TAB>text lines) and
-	// "pgmdir" (a directory of class subdirectories holding binary PGM images).
+	// "mtx" (Matrix Market, terms×documents), "labeltext" (label<TAB>text lines),
+	// "pgmdir" (a directory of class subdirectories holding binary PGM images), "npy" and
+	// "npz" (NumPy) and "10x" (a Cell Ranger matrix directory, found by its matrix.mtx).
 	Format string
 	// Label selects the label column: a header name, a 1-based column number, "first" or "last".
 	// "" means a column named "label" or "class" (case-insensitive) if present, else none; for
@@ -115,7 +116,7 @@ func (o *Options) check(name string) error {
 }
 
 // Formats lists the format names Options.Format accepts.
-var Formats = []string{"csv", "tsv", "ws", "arff", "idx", "sompak", "mtx", "labeltext", "pgmdir"}
+var Formats = []string{"csv", "tsv", "ws", "arff", "idx", "sompak", "mtx", "labeltext", "pgmdir", "npy", "npz", "10x"}
 
 // Load reads a data set from a file; "-" reads standard input. Gzip compression is detected by
 // its magic bytes, not by the name. A directory is read as "pgmdir". An IDX images file picks up
@@ -136,6 +137,9 @@ func Load(path string, opt Options) (*Set, error) {
 		return nil, err
 	}
 	if fi.IsDir() {
+		if f := strings.ToLower(opt.Format); (f == "" || f == "10x" || f == "mtx") && isTenxDir(path) {
+			return load10x(path, opt)
+		}
 		if f := strings.ToLower(opt.Format); f != "" && f != "pgmdir" {
 			return nil, &ParseError{File: path, Expected: "a file for format " + opt.Format, Found: "a directory"}
 		}
@@ -167,6 +171,23 @@ func Load(path string, opt Options) (*Set, error) {
 		return readIDXSet(r, path, labels, lr, opt)
 	case "mtx":
 		return readMTX(r, path, sideFiles(path), opt)
+	case "npz":
+		if magic, _ := r.Peek(2); string(magic) == "PK" { // not gzip'd: read the file in place
+			fi, err := f.Stat()
+			if err != nil {
+				return nil, err
+			}
+			return readNPZ(f, fi.Size(), path, opt)
+		}
+	}
+	if ext := external(format); ext != nil {
+		if magic, _ := r.Peek(len(ext.Magic)); string(magic) == ext.Magic { // not gzip'd
+			fi, err := f.Stat()
+			if err != nil {
+				return nil, err
+			}
+			return ext.Read(f, fi.Size(), path, opt)
+		}
 	}
 	return readFormat(r, path, format, opt)
 }
@@ -190,8 +211,8 @@ func Read(r io.Reader, name string, opt Options) (*Set, error) {
 		return readIDXSet(br, name, "", nil, opt)
 	case "mtx":
 		return readMTX(br, name, nil, opt)
-	case "pgmdir":
-		return nil, &ParseError{File: name, Expected: "a directory for format pgmdir", Found: "a stream"}
+	case "pgmdir", "10x":
+		return nil, &ParseError{File: name, Expected: "a directory for format " + format, Found: "a stream"}
 	}
 	return readFormat(br, name, format, opt)
 }
@@ -210,6 +231,21 @@ func readFormat(r *bufio.Reader, name, format string, opt Options) (*Set, error)
 		return readARFF(r, name, opt)
 	case "labeltext":
 		return readLabelText(r, name, opt)
+	case "npy":
+		return readNPYSet(r, name, opt)
+	case "10x", "pgmdir":
+		return nil, &ParseError{File: name, Expected: "a directory for format " + format, Found: "a file"}
+	case "npz":
+		// A zip archive is read from its end: the bytes are needed in memory (they back
+		// everything read from them).
+		b, err := io.ReadAll(r)
+		if err != nil {
+			return nil, err
+		}
+		return readNPZ(bytes.NewReader(b), int64(len(b)), name, opt)
+	}
+	if ext := external(format); ext != nil {
+		return readExternal(ext, r, name, opt)
 	}
 	return nil, unknownFormat(name, format)
 }
@@ -291,7 +327,7 @@ func detect(r *bufio.Reader, name, format string) (string, error) {
 	if i := bytes.IndexByte(first, '\n'); i >= 0 {
 		first = first[:i]
 	}
-	return "", &ParseError{File: name, Expected: "CSV, TSV, a white-space table, ARFF, IDX, SOM_PAK, Matrix Market or label<TAB>text (or set the format)", Found: quote(first)}
+	return "", &ParseError{File: name, Expected: "CSV, TSV, a white-space table, ARFF, IDX, SOM_PAK, Matrix Market, label<TAB>text, .npy or .npz (or set the format)", Found: quote(first)}
 }
 
 // unknownFormat is the error of an Options.Format that names no format.
@@ -315,6 +351,13 @@ func formatByName(name string) string {
 		return "idx"
 	case strings.HasSuffix(base, ".cod"):
 		return "sompak"
+	case strings.HasSuffix(base, ".npy"):
+		return "npy"
+	case strings.HasSuffix(base, ".npz"):
+		return "npz"
+	}
+	if f := externalByName(base); f != "" {
+		return f
 	}
 	return ""
 }
@@ -326,6 +369,15 @@ func sniff(head []byte) string {
 	}
 	if bytes.HasPrefix(head, []byte("%%MatrixMarket")) {
 		return "mtx"
+	}
+	if bytes.HasPrefix(head, []byte(npyMagic)) {
+		return "npy"
+	}
+	if bytes.HasPrefix(head, []byte("PK\x03\x04")) {
+		return "npz"
+	}
+	if f := externalByMagic(head); f != "" {
+		return f
 	}
 	var first [][]byte // the first 8 non-blank lines (blank lines before data are skipped by every reader)
 	for rest := head; len(rest) > 0 && len(first) < 8; {

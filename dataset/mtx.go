@@ -12,7 +12,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-type sides struct{ terms, docs, classes string }
+// sides names the files that go with a Matrix Market file. tsvTerms (10x features.tsv) takes
+// the second tab-separated field of each terms line (the gene symbol), the first when alone, and
+// the first field of each docs line.
+type sides struct {
+	terms, docs, classes string
+	tsvTerms             bool
+}
 
 // sideFiles finds STEM.terms, STEM.docs and STEM.classes next to STEM.mtx[.gz].
 func sideFiles(path string) *sides {
@@ -220,6 +226,12 @@ func readMTX(r *bufio.Reader, name string, side *sides, opt Options) (*Set, erro
 				return nil, &ParseError{File: side.terms, Expected: fmt.Sprintf("%d terms (one per matrix row)", rows), Found: fmt.Sprint(len(terms))}
 			}
 			for i, t := range terms {
+				if side.tsvTerms {
+					f := strings.Split(t, "\t")
+					if t = f[0]; len(f) > 1 && f[1] != "" {
+						t = f[1]
+					}
+				}
 				if colOf(i) >= 0 {
 					s.FeatureNames = append(s.FeatureNames, t)
 				}
@@ -232,6 +244,11 @@ func readMTX(r *bufio.Reader, name string, side *sides, opt Options) (*Set, erro
 			}
 			if len(docs) != cols {
 				return nil, &ParseError{File: side.docs, Expected: fmt.Sprintf("%d document ids (one per matrix column)", cols), Found: fmt.Sprint(len(docs))}
+			}
+			if side.tsvTerms {
+				for i, d := range docs {
+					docs[i], _, _ = strings.Cut(d, "\t")
+				}
 			}
 			s.RowNames = docs
 		}

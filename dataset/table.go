@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -444,41 +445,70 @@ func (t *table) resolveColumns(width int, classes []string) error {
 }
 
 func (t *table) row(lr *lineReader, fields [][]byte) error {
-	if len(fields) != t.width {
-		col := len(fields) + 1
-		if len(fields) > t.width {
-			col = t.width + 1
-		}
-		return lr.errorf(col, fmt.Sprintf("%d fields", t.width), fmt.Sprint(len(fields)))
-	}
 	b := t.b
-	for j, f := range fields {
-		switch t.roles[j] {
-		case colFeature:
-			v, missing, ok := parseNumber(f)
-			if !ok {
-				return lr.errorf(j+1, "a number", quote(f))
-			}
-			if missing {
-				if t.strict {
-					return lr.errorf(j+1, "a finite number (set Missing to \"drop\" or \"mean\")", quote(f))
-				}
-				b.missing++
-			}
-			b.data = append(b.data, v)
-		case colLabel:
-			if t.classes != nil {
-				k, err := strconv.Atoi(string(f))
-				if err != nil || k < 0 || k >= len(t.classes) {
-					return lr.errorf(j+1, fmt.Sprintf("a class index 0..%d", len(t.classes)-1), quote(f))
-				}
-				b.rawLab = append(b.rawLab, k)
-			} else {
-				b.addRawLabel(f)
-			}
+	n := len(b.data)
+	b.data = slices.Grow(b.data, b.h)[:n+b.h] // the row's fields back these h values
+	label, missing, bad := t.values(fields, b.data[n:])
+	if bad != nil {
+		b.data = b.data[:n]
+		return lr.errorf(bad.col, bad.expected, bad.found)
+	}
+	b.missing += missing
+	if t.labelCol >= 0 {
+		if t.classes != nil {
+			k, _ := strconv.Atoi(string(label)) // values checked it
+			b.rawLab = append(b.rawLab, k)
+		} else {
+			b.addRawLabel(label)
 		}
 	}
 	b.lines = append(b.lines, lr.line)
 	b.n++
 	return nil
+}
+
+// badField is what is wrong with one field of a row: its 1-based column and the message parts.
+type badField struct {
+	col             int
+	expected, found string
+}
+
+// values parses the feature fields of one row into dst (t.b.h values, NaN for a missing one)
+// and returns the label field (nil without a label column) and the number of missing values.
+// It reads t but does not change it, so that streams parse rows concurrently.
+func (t *table) values(fields [][]byte, dst []float64) (label []byte, missing int, bad *badField) {
+	if len(fields) != t.width {
+		col := len(fields) + 1
+		if len(fields) > t.width {
+			col = t.width + 1
+		}
+		return nil, 0, &badField{col, fmt.Sprintf("%d fields", t.width), fmt.Sprint(len(fields))}
+	}
+	k := 0
+	for j, f := range fields {
+		switch t.roles[j] {
+		case colFeature:
+			v, miss, ok := parseNumber(f)
+			if !ok {
+				return nil, 0, &badField{j + 1, "a number", quote(f)}
+			}
+			if miss {
+				if t.strict {
+					return nil, 0, &badField{j + 1, "a finite number (set Missing to \"drop\" or \"mean\")", quote(f)}
+				}
+				missing++
+			}
+			dst[k] = v
+			k++
+		case colLabel:
+			if t.classes != nil {
+				c, err := strconv.Atoi(string(f))
+				if err != nil || c < 0 || c >= len(t.classes) {
+					return nil, 0, &badField{j + 1, fmt.Sprintf("a class index 0..%d", len(t.classes)-1), quote(f)}
+				}
+			}
+			label = f
+		}
+	}
+	return label, missing, nil
 }

@@ -100,8 +100,10 @@ func appendFloats(buf []byte, row []float64) []byte {
 }
 
 // WriteEmbeddingCSV writes an n×D embedding y as CSV with a header "x,y" (D = 2), "x,y,z"
-// (D = 3), "x" (D = 1) or "y1,…,yD" (D > 3), plus a "label" column when s is labelled and a "name" column when it has row names. s may be
-// nil; when given it must have n rows. Floats are shortest round-trip ('g', -1).
+// (D = 3), "x" (D = 1) or "y1,…,yD" (D > 3), plus a "label" column when s is labelled and a
+// "name" column when it has row names. s may be nil; when given it must have n rows. Floats are
+// shortest round-trip ('g', -1). AppendEmbeddingHeader and AppendEmbeddingRows write the same
+// bytes a piece at a time.
 func WriteEmbeddingCSV(w io.Writer, y *mat.Dense, s *Set) error {
 	if y == nil || y.IsEmpty() {
 		return Invalidf("WriteEmbeddingCSV: no embedding")
@@ -111,7 +113,18 @@ func WriteEmbeddingCSV(w io.Writer, y *mat.Dense, s *Set) error {
 	if labelled && len(s.Labels) != n {
 		return Invalidf("WriteEmbeddingCSV: embedding has %d rows but the data set has %d labels", n, len(s.Labels))
 	}
-	var buf []byte
+	named := s != nil && len(s.RowNames) == n
+	buf := AppendEmbeddingHeader(nil, d, labelled, named)
+	row := make([]float64, d)
+	return writeLines(w, buf, n, func(buf []byte, i int) []byte {
+		mat.Row(row, i, y)
+		return appendEmbeddingRow(buf, row, s, i, labelled, named)
+	})
+}
+
+// AppendEmbeddingHeader appends the header line WriteEmbeddingCSV writes for d dimensions,
+// with a label and a name column when asked.
+func AppendEmbeddingHeader(buf []byte, d int, labelled, named bool) []byte {
 	switch d {
 	case 1:
 		buf = append(buf, "x"...)
@@ -131,23 +144,37 @@ func WriteEmbeddingCSV(w io.Writer, y *mat.Dense, s *Set) error {
 	if labelled {
 		buf = append(buf, ",label"...)
 	}
-	named := s != nil && len(s.RowNames) == n
 	if named {
 		buf = append(buf, ",name"...)
 	}
-	buf = append(buf, '\n')
-	row := make([]float64, d)
-	return writeLines(w, buf, n, func(buf []byte, i int) []byte {
-		mat.Row(row, i, y)
-		buf = appendFloats(buf, row)
-		if labelled {
-			buf = append(buf, ',')
-			buf = appendCSVField(buf, labelText(s, i))
-		}
-		if named {
-			buf = append(buf, ',')
-			buf = appendCSVField(buf, s.RowNames[i])
-		}
-		return buf
-	})
+	return append(buf, '\n')
+}
+
+// AppendEmbeddingRows appends the lines WriteEmbeddingCSV writes for the rows of y, s giving
+// their labels (when labelled) and names (when named); s must then have y's rows.
+func AppendEmbeddingRows(buf []byte, y *mat.Dense, s *Set, labelled, named bool) ([]byte, error) {
+	n, d := y.Dims()
+	if labelled && (!s.HasLabels() || len(s.Labels) != n) {
+		return buf, Invalidf("AppendEmbeddingRows: %d rows but the data set has %d labels", n, s.Len())
+	}
+	if named && (s == nil || len(s.RowNames) != n) {
+		return buf, Invalidf("AppendEmbeddingRows: %d rows but the data set has %d row names", n, s.Len())
+	}
+	for i := 0; i < n; i++ {
+		buf = append(appendEmbeddingRow(buf, y.RawRowView(i)[:d], s, i, labelled, named), '\n')
+	}
+	return buf, nil
+}
+
+func appendEmbeddingRow(buf []byte, row []float64, s *Set, i int, labelled, named bool) []byte {
+	buf = appendFloats(buf, row)
+	if labelled {
+		buf = append(buf, ',')
+		buf = appendCSVField(buf, labelText(s, i))
+	}
+	if named {
+		buf = append(buf, ',')
+		buf = appendCSVField(buf, s.RowNames[i])
+	}
+	return buf
 }

@@ -13,8 +13,9 @@ import (
 	"lowdim/dataset"
 )
 
-// ReadGraph reads a precomputed k-nearest-neighbour graph from two text files of n rows × k
-// columns, as umap (knn_indices, knn_dists) and openTSNE users save them: row i of indexPath
+// ReadGraph reads a precomputed k-nearest-neighbour graph from two files of n rows × k columns,
+// text or NumPy (.npy, as numpy.save writes umap's knn_indices and knn_dists, or .npz), as umap
+// and openTSNE users save them: row i of indexPath
 // holds the 0-based indices of row i's neighbours, the same row of distPath their distances
 // (plain Euclidean ones, not squared: Dist2 holds their squares). Fields are separated by commas,
 // or else by tabs or runs of spaces; blank lines and lines starting with '#' are skipped; either
@@ -23,7 +24,7 @@ import (
 // (umap's convention), it is dropped. Each row is sorted by (distance, index).
 //
 // Every value is checked; a bad one is reported as "FILE:LINE:COLUMN: expected …, found …"
-// (COLUMN counts fields from 1) wrapping dataset.ErrInvalid: an index that is not an integer in
+// (COLUMN counts fields from 1; in a NumPy file LINE is the 1-based row) wrapping dataset.ErrInvalid: an index that is not an integer in
 // 0..n−1, a distance that is not a finite non-negative number, a row whose length differs from
 // the first row's or from the other file's, the row itself anywhere but in an all-self first
 // column, and an index repeated within a row. Memory grows with the rows read, never ahead of them.
@@ -38,8 +39,14 @@ func ReadGraph(indexPath, distPath string) (*Graph, error) {
 		return nil, err
 	}
 	defer fd.Close()
-	li := &graphLines{r: ri, name: indexPath}
-	ld := &graphLines{r: rd, name: distPath}
+	li, err := newGraphLines(ri, indexPath)
+	if err != nil {
+		return nil, err
+	}
+	ld, err := newGraphLines(rd, distPath)
+	if err != nil {
+		return nil, err
+	}
 	var (
 		idx      []int32
 		dist     []float64
@@ -203,17 +210,54 @@ func openGraphFile(path string) (*os.File, *bufio.Reader, error) {
 	return f, br, err
 }
 
-// graphLines reads the data lines of one graph file and splits them into fields.
+// graphLines reads the data lines of one graph file and splits them into fields. A NumPy file
+// (.npy, or an .npz whose features member holds the graph) is read whole by package dataset and
+// its rows handed out as fields in shortest decimal form, which read back to the same float64s,
+// so that one set of checks covers both; its "line" is the 1-based row.
 type graphLines struct {
 	r      *bufio.Reader
 	name   string
 	line   int
 	buf    []byte
 	fields [][]byte
+	npy    *dataset.Set
+}
+
+// newGraphLines recognises NumPy files by their magic bytes.
+func newGraphLines(r *bufio.Reader, name string) (*graphLines, error) {
+	l := &graphLines{r: r, name: name}
+	if magic, _ := r.Peek(6); string(magic) == "\x93NUMPY" || string(magic[:min(4, len(magic))]) == "PK\x03\x04" {
+		d, err := dataset.Read(r, name, dataset.Options{NoLabel: true})
+		if err != nil {
+			return nil, err
+		}
+		l.npy = d
+	}
+	return l, nil
 }
 
 // next returns the fields of the next data line (valid until the following call), or io.EOF.
 func (l *graphLines) next() ([][]byte, error) {
+	if l.npy != nil {
+		if l.line >= l.npy.Len() {
+			return nil, io.EOF
+		}
+		row := l.npy.X.RawRowView(l.line)
+		l.line++
+		l.buf = l.buf[:0]
+		l.fields = l.fields[:0]
+		ends := make([]int, len(row))
+		for i, v := range row {
+			l.buf = strconv.AppendFloat(l.buf, v, 'g', -1, 64)
+			ends[i] = len(l.buf)
+		}
+		start := 0 // slice after appending: buf may have moved while it grew
+		for _, e := range ends {
+			l.fields = append(l.fields, l.buf[start:e])
+			start = e
+		}
+		return l.fields, nil
+	}
 	for {
 		b, err := l.r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {

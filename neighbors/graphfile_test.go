@@ -8,8 +8,11 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
 )
@@ -127,5 +130,42 @@ func TestReadGraphErrors(t *testing.T) {
 	pi, pd := writeFiles(t, "\x1f\x8bnot gzip", "1\n")
 	if _, err := ReadGraph(pi, pd); !errors.Is(err, dataset.ErrInvalid) {
 		t.Fatalf("bad gzip: error %v, want one wrapping dataset.ErrInvalid", err)
+	}
+}
+
+// A graph numpy saved as .npy (umap's knn_indices as int64, knn_dists; the row itself first)
+// reads as the same graph saved as text by numpy.savetxt (dataset/testdata/make_npy.py writes
+// both), and a bad value in a NumPy file is located at its row and column.
+func TestReadGraphNPY(t *testing.T) {
+	fromNPY, err := ReadGraph("testdata/knn_idx.npy", "testdata/knn_dist.npy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fromText, err := ReadGraph("testdata/knn_idx.txt", "testdata/knn_dist.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fromNPY.N != 6 || fromNPY.K != 2 || !slices.Equal(fromNPY.Index, fromText.Index) || !slices.Equal(fromNPY.Dist2, fromText.Dist2) {
+		t.Errorf("npy %+v\ntext %+v", fromNPY, fromText)
+	}
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "idx.npy")
+	var b bytes.Buffer
+	if err := dataset.WriteNPY(&b, mat.NewDense(2, 2, []float64{0, 1, 1, 7})); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bad, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dist := filepath.Join(dir, "dist.npy")
+	b.Reset()
+	if err := dataset.WriteNPY(&b, mat.NewDense(2, 2, []float64{0, 1, 0, 1})); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dist, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadGraph(bad, dist); err == nil || err.Error() != bad+":2:2: expected an index 0..1 (the file has 2 rows), found 7" {
+		t.Errorf("index 7 of 2 rows: %v", err)
 	}
 }

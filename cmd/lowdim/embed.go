@@ -114,7 +114,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		exact     = fs.Bool("exact", false, fmt.Sprintf("nerv family: evaluate every pair, O(n²) (the default for tsne and tnerv up to n = %d, and for nerv, sne and snerv)", nerv.ApproxMin))
 		approx    = fs.Bool("approx", false, fmt.Sprintf("nerv family: sparse k-NN neighbourhoods and Barnes–Hut sums, O(n log n) (the default for tsne and tnerv above n = %d; sne only when asked, and nerv with λ < 1 refuses it: see the README)", nerv.ApproxMin))
 		graphK    = fs.Int("graph-k", 0, "approximate path: nearest neighbours kept per row (default 3·neighbors, at most n−1)")
-		graphIdx  = fs.String("graph-index", "", "approximate path: a precomputed k-NN graph's neighbour indices, n rows of k 0-based row numbers (CSV or whitespace; umap's leading self column is dropped); needs -graph-dist")
+		graphIdx  = fs.String("graph-index", "", "approximate path: a precomputed k-NN graph's neighbour indices, n rows of k 0-based row numbers (CSV, whitespace or .npy/.npz as numpy.save writes umap's knn_indices; umap's leading self column is dropped); needs -graph-dist")
 		graphDist = fs.String("graph-dist", "", "the Euclidean distances of -graph-index, n rows of k")
 		pcaDims   = fs.Int("pca-dims", 0, fmt.Sprintf("approximate path: search neighbours among this many principal components of rows with more features (default %d; -1 keeps every feature)", nerv.DefaultPCADims))
 		theta     = fs.Float64("theta", nerv.DefaultTheta, "Barnes–Hut opening angle θ of the approximate path: smaller is more accurate and slower, 0 sums every pair")

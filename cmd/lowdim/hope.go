@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -264,43 +265,69 @@ func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command strin
 	return nil
 }
 
-// reportExemplarError prints, for a (S-)HOPE model with exemplars and an input with labels, the
-// error of classifying the rows by 5-NN among the embedded exemplars (classes matched by name).
-func reportExemplarError(ctx context.Context, w io.Writer, m any, d *dataset.Set) error {
+// exemplarTally counts, for a (S-)HOPE model with exemplars and inputs with labels, the rows
+// that 5-NN among the embedded exemplars classifies wrongly (classes matched by name). It
+// adds one block of rows at a time and is safe for concurrent use.
+type exemplarTally struct {
+	hm             *hope.Model
+	idx            map[string]int
+	mu             sync.Mutex
+	wrong, counted int
+}
+
+// newExemplarTally returns nil when m is not a HOPE model with exemplars.
+func newExemplarTally(m any) *exemplarTally {
 	hm, ok := m.(*hope.Model)
-	if !ok || hm.Exemplars == nil || !d.HasLabels() {
+	if !ok || hm.Exemplars == nil {
 		return nil
 	}
-	idx := map[string]int{}
+	t := &exemplarTally{hm: hm, idx: map[string]int{}}
 	for i, n := range hm.ClassNames {
-		idx[n] = i
+		t.idx[n] = i
+	}
+	return t
+}
+
+// add classifies the rows of d (a no-op without labels).
+func (t *exemplarTally) add(ctx context.Context, d *dataset.Set) error {
+	if t == nil || !d.HasLabels() {
+		return nil
 	}
 	truth := make([]int, len(d.Labels))
 	for r, l := range d.Labels {
 		truth[r] = -1
 		if l >= 0 && l < len(d.ClassNames) {
-			if i, ok := idx[d.ClassNames[l]]; ok {
+			if i, ok := t.idx[d.ClassNames[l]]; ok {
 				truth[r] = i
 			}
 		}
 	}
 	pred := make([]int, len(truth))
-	if err := hm.Classify(ctx, pred, d.X, 0); err != nil {
+	if err := t.hm.Classify(ctx, pred, d.X, 0); err != nil {
 		return err
 	}
 	wrong, counted := 0, 0
-	for r, t := range truth {
-		if t < 0 {
+	for r, c := range truth {
+		if c < 0 {
 			continue
 		}
 		counted++
-		if pred[r] != t {
+		if pred[r] != c {
 			wrong++
 		}
 	}
-	if counted > 0 {
-		z, _ := hm.Exemplars.Dims()
-		fmt.Fprintf(w, "lowdim: 5-NN among the %d embedded exemplars: error %.2f%% (%d of %d labelled rows)\n", z, 100*float64(wrong)/float64(counted), wrong, counted)
-	}
+	t.mu.Lock()
+	t.wrong += wrong
+	t.counted += counted
+	t.mu.Unlock()
 	return nil
+}
+
+// report prints the error when some rows were counted.
+func (t *exemplarTally) report(w io.Writer) {
+	if t == nil || t.counted == 0 {
+		return
+	}
+	z, _ := t.hm.Exemplars.Dims()
+	fmt.Fprintf(w, "lowdim: 5-NN among the %d embedded exemplars: error %.2f%% (%d of %d labelled rows)\n", z, 100*float64(t.wrong)/float64(t.counted), t.wrong, t.counted)
 }

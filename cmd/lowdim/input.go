@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -20,7 +21,7 @@ type inputFlags struct {
 func (f *inputFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.label, "label", "", "label `column`: a header name, a 1-based column number, first or last (default: a column named label or class; ARFF: the last nominal attribute; SOM_PAK: a trailing token)")
 	fs.BoolVar(&f.noLabel, "no-label", false, "ignore labels in the input")
-	fs.StringVar(&f.format, "format", "", "input `format`: csv, tsv, ws, arff, idx, sompak, mtx, labeltext, pgmdir (default: detected from the name and content)")
+	fs.StringVar(&f.format, "format", "", "input `format`: csv, tsv, ws, arff, idx, sompak, mtx, labeltext, pgmdir, npy, npz, 10x, parquet (default: detected from the name and content; a directory holding matrix.mtx is 10x)")
 	fs.StringVar(&f.header, "header", "auto", "CSV/TSV header row: auto, yes or no")
 	fs.StringVar(&f.missing, "missing", "error", "missing or non-finite values (?, NaN, Inf, empty): error, drop (the row) or mean (impute the column mean)")
 	fs.StringVar(&f.drop, "drop", "", "comma-separated `columns` to ignore (names or 1-based numbers), e.g. an id column")
@@ -67,6 +68,27 @@ func (f *inputFlags) load(e *env, path string) (*dataset.Set, error) {
 		return dataset.Read(e.stdin, "stdin", opt)
 	}
 	return dataset.Load(path, opt)
+}
+
+// openStream opens the data set at path as a dataset.Stream ("-" is standard input, "" or
+// "@digits" the built-in digits); the caller closes the Closer.
+func (f *inputFlags) openStream(e *env, path string) (*dataset.Stream, io.Closer, error) {
+	opt, err := f.options(e)
+	if err != nil {
+		return nil, nil, err
+	}
+	switch path {
+	case "", builtinDigits:
+		d, err := f.load(e, path)
+		if err != nil {
+			return nil, nil, err
+		}
+		return dataset.SetStream(d), io.NopCloser(nil), nil
+	case "-":
+		s, err := dataset.NewStream(e.stdin, "stdin", opt)
+		return s, io.NopCloser(nil), err
+	}
+	return dataset.OpenStream(path, opt)
 }
 
 // labelsFrom gives d the labels of the data set at inputPath ("" means none), which must have

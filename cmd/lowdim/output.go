@@ -4,10 +4,13 @@ import (
 	"context"
 	"errors"
 	"io"
+	"path/filepath"
+	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/dataset/parquet" // registers the format with dataset.Load
 	"lowdim/internal/safeout"
 )
 
@@ -41,7 +44,22 @@ func (o *outputs) embeddingCSV(path string, y *mat.Dense, d *dataset.Set) (strin
 	if path == "" {
 		path = "-"
 	}
-	return path, o.create(path, func(w io.Writer) error { return dataset.WriteEmbeddingCSV(w, y, d) })
+	return path, o.create(path, func(w io.Writer) error { return writeEmbedding(w, path, y, d) })
+}
+
+// writeEmbedding writes y (with d's labels and names) in the format path's extension names:
+// .npy (the coordinates only), .npz (embedding, labels, names), .parquet (columns x, y, label,
+// name) or CSV.
+func writeEmbedding(w io.Writer, path string, y *mat.Dense, d *dataset.Set) error {
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".npy":
+		return dataset.WriteNPY(w, y)
+	case ".npz":
+		return dataset.WriteEmbeddingNPZ(w, y, d)
+	case ".parquet":
+		return parquet.WriteEmbedding(w, y, d)
+	}
+	return dataset.WriteEmbeddingCSV(w, y, d)
 }
 
 // commit puts every staged output in place.
