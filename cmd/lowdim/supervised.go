@@ -1,0 +1,12 @@
+package main
+
+import (
+	"lowdim"
+	"lowdim/baseline/lda"
+)
+
+// The supervised linear baselines of issue 17 (the HOPE paper's Tables 1–3): each learns a
+// D×H map from the labelled rows of INPUT with its defaults.
+func init() {
+	methods["lda"] = func(s methodSettings) lowdim.Embedder { return lda.LDA{Dim: s.dim} }
+}
