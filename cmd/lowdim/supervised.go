@@ -3,10 +3,12 @@ package main
 import (
 	"lowdim"
 	"lowdim/baseline/lda"
+	"lowdim/baseline/nca"
 )
 
 // The supervised linear baselines of issue 17 (the HOPE paper's Tables 1–3): each learns a
 // D×H map from the labelled rows of INPUT with its defaults.
 func init() {
 	methods["lda"] = func(s methodSettings) lowdim.Embedder { return lda.LDA{Dim: s.dim} }
+	methods["nca"] = func(s methodSettings) lowdim.Embedder { return nca.NCA{Dim: s.dim, Progress: s.progress} }
 }
