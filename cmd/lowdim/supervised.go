@@ -3,6 +3,7 @@ package main
 import (
 	"lowdim"
 	"lowdim/baseline/lda"
+	"lowdim/baseline/mcml"
 	"lowdim/baseline/nca"
 )
 
@@ -11,4 +12,5 @@ import (
 func init() {
 	methods["lda"] = func(s methodSettings) lowdim.Embedder { return lda.LDA{Dim: s.dim} }
 	methods["nca"] = func(s methodSettings) lowdim.Embedder { return nca.NCA{Dim: s.dim, Progress: s.progress} }
+	methods["mcml"] = func(s methodSettings) lowdim.Embedder { return mcml.MCML{Dim: s.dim, Progress: s.progress} }
 }
