@@ -27,7 +27,6 @@ import (
 	"lowdim/baseline/internal/linmap"
 	"lowdim/dataset"
 	"lowdim/linproj"
-	"lowdim/neighbors"
 )
 
 // DefaultK is the default number of graph neighbours.
@@ -116,40 +115,20 @@ type Edge struct {
 // graph returns the symmetrised heat-kernel k-NN graph, each row joined to its nearest rows of
 // the same class.
 func graph(ctx context.Context, x *mat.Dense, class []int, k int, t float64, prog lowdim.Progress) ([]Edge, error) {
-	n, _ := x.Dims()
-	byClass := map[int][]int{}
-	for i, c := range class {
-		byClass[c] = append(byClass[c], i)
+	idx, dist, err := classes.Neighbours(ctx, x, class, k, prog)
+	if err != nil {
+		return nil, err
 	}
 	type pair struct{ i, j int }
 	d2 := map[pair]float64{}
 	var order []pair
-	for c := range len(byClass) {
-		rows := byClass[c]
-		if len(rows) < 2 {
-			continue
-		}
-		sub := x
-		if len(rows) < n {
-			sub = mat.NewDense(len(rows), x.RawMatrix().Cols, nil)
-			for a, i := range rows {
-				sub.SetRow(a, x.RawRowView(i))
+	for i, row := range idx {
+		for b, j := range row {
+			key := pair{min(i, j), max(i, j)}
+			if _, ok := d2[key]; !ok {
+				order = append(order, key)
 			}
-		}
-		g, err := neighbors.KNN(ctx, sub, min(k, len(rows)-1), neighbors.Options{Progress: prog})
-		if err != nil {
-			return nil, err
-		}
-		for a := range rows {
-			idx, dist := g.Row(a)
-			for b, j := range idx {
-				i, jj := rows[a], rows[j]
-				key := pair{min(i, jj), max(i, jj)}
-				if _, ok := d2[key]; !ok {
-					order = append(order, key)
-				}
-				d2[key] = dist[b]
-			}
+			d2[key] = dist[i][b]
 		}
 	}
 	if len(order) == 0 {

@@ -2,13 +2,16 @@
 package classes
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
 
+	"lowdim"
 	"lowdim/dataset"
+	"lowdim/neighbors"
 )
 
 // Labelled is the part of a data set a supervised method learns from: its labelled rows.
@@ -102,4 +105,43 @@ func (l *Labelled) Singletons(who string) error {
 		return dataset.Invalidf("%s: class %s has a single row: every class needs at least 2", who, strings.Join(one, ", "))
 	}
 	return nil
+}
+
+// Neighbours returns, for each row i of x, its min(k, m − 1) nearest other rows of the same
+// class (m rows in the class; nearest first, ties by index) and their squared distances, by one
+// exact k-NN search per class (package neighbors).
+func Neighbours(ctx context.Context, x *mat.Dense, class []int, k int, prog lowdim.Progress) (idx [][]int, d2 [][]float64, err error) {
+	n, h := x.Dims()
+	var byClass [][]int
+	for i, c := range class {
+		for c >= len(byClass) {
+			byClass = append(byClass, nil)
+		}
+		byClass[c] = append(byClass[c], i)
+	}
+	idx, d2 = make([][]int, n), make([][]float64, n)
+	for _, rows := range byClass {
+		if len(rows) < 2 {
+			continue
+		}
+		sub := x
+		if len(rows) < n {
+			sub = mat.NewDense(len(rows), h, nil)
+			for a, i := range rows {
+				sub.SetRow(a, x.RawRowView(i))
+			}
+		}
+		g, err := neighbors.KNN(ctx, sub, min(k, len(rows)-1), neighbors.Options{Progress: prog})
+		if err != nil {
+			return nil, nil, err
+		}
+		for a, i := range rows {
+			ix, dist := g.Row(a)
+			for b, j := range ix {
+				idx[i] = append(idx[i], rows[j])
+				d2[i] = append(d2[i], dist[b])
+			}
+		}
+	}
+	return idx, d2, nil
 }
