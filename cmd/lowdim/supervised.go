@@ -3,6 +3,7 @@ package main
 import (
 	"lowdim"
 	"lowdim/baseline/lda"
+	"lowdim/baseline/lmnn"
 	"lowdim/baseline/lpp"
 	"lowdim/baseline/mcml"
 	"lowdim/baseline/nca"
@@ -15,4 +16,5 @@ func init() {
 	methods["nca"] = func(s methodSettings) lowdim.Embedder { return nca.NCA{Dim: s.dim, Progress: s.progress} }
 	methods["mcml"] = func(s methodSettings) lowdim.Embedder { return mcml.MCML{Dim: s.dim, Progress: s.progress} }
 	methods["lpp"] = func(s methodSettings) lowdim.Embedder { return lpp.LPP{Dim: s.dim, Progress: s.progress} }
+	methods["lmnn"] = func(s methodSettings) lowdim.Embedder { return lmnn.LMNN{Dim: s.dim, Progress: s.progress} }
 }
