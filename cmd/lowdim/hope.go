@@ -186,7 +186,8 @@ func drawHOPE(w io.Writer, path, title string, m lowdim.Model, d *dataset.Set) e
 }
 
 const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE, S-HOPE, k-means + S-HOPE and S-HOPE with joint exemplars on\n" +
-	"    USPS and MNIST, 5-NN test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
+	"    USPS and MNIST, with the comparison rows LDA, LPP, NCA, MCML, LMNN and pt-SNE, 5-NN\n" +
+	"    test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
 	"    speed-up of 20 exemplars and the test embeddings. S-HOPE trains on rows shifted by up to\n" +
 	"    1 pixel (-no-augment: plain rows only), next to a plain baseline row. -sets usps-mixed\n" +
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +

@@ -447,6 +447,11 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 		Y: y, Exemplars: jey, ExLabels: jm.ExemplarLabels})
 	c.logf("%s S-HOPE + joint exemplars: test 5-NN error %.2f%% after %s more", train.Name, 100*te, secs2(jsecs))
 
+	// The paper's comparison rows (Tables 1 and 3).
+	if err := c.runBaselines(ctx, train, test, s); err != nil {
+		return nil, err
+	}
+
 	// 5-NN in the input space (USPS only: MNIST's 6e5 distance pairs × 784 are too slow here).
 	if isUSPS(set) || c.Quick {
 		t0 := time.Now()
