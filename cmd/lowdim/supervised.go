@@ -19,5 +19,7 @@ func init() {
 	methods["mcml"] = func(s methodSettings) lowdim.Embedder { return mcml.MCML{Dim: s.dim, Progress: s.progress} }
 	methods["lpp"] = func(s methodSettings) lowdim.Embedder { return lpp.LPP{Dim: s.dim, Progress: s.progress} }
 	methods["lmnn"] = func(s methodSettings) lowdim.Embedder { return lmnn.LMNN{Dim: s.dim, Progress: s.progress} }
-	methods["sisomap"] = func(s methodSettings) lowdim.Embedder { return sisomap.SIsomap{Dim: s.dim, K: s.neighbors, Progress: s.progress} }
+	methods["sisomap"] = func(s methodSettings) lowdim.Embedder {
+		return sisomap.SIsomap{Dim: s.dim, K: s.neighbors, Progress: s.progress}
+	}
 }
