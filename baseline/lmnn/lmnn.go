@@ -73,13 +73,11 @@ type Model struct {
 
 var _ lowdim.Embedder = LMNN{}
 
-// Fit learns L from d's labelled rows (at least two rows per class) and embeds every row.
+// Fit learns L from d's labelled rows and embeds every row (a row alone in its class has no
+// target neighbours and adds nothing to ε).
 func (c LMNN) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	lab, err := classes.Of("lmnn", d)
 	if err != nil {
-		return nil, err
-	}
-	if err := lab.Singletons("lmnn"); err != nil {
 		return nil, err
 	}
 	dim, k, mu, maxIter, tol := c.Dim, c.K, c.Mu, c.MaxIter, c.Tol

@@ -81,9 +81,6 @@ func (p LPP) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 		if err != nil {
 			return nil, err
 		}
-		if err := lab.Singletons("lpp"); err != nil {
-			return nil, err
-		}
 		x, class = lab.X, lab.Class
 	}
 	_, h := x.Dims()

@@ -64,13 +64,11 @@ type Model struct {
 
 var _ lowdim.Embedder = NCA{}
 
-// Fit learns L from d's labelled rows (at least two rows per class) and embeds every row.
+// Fit learns L from d's labelled rows and embeds every row. A class with a single row is allowed,
+// as in scikit-learn: that row has no same-class neighbour (p_i = 0) and pulls nothing.
 func (c NCA) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	lab, err := classes.Of("nca", d)
 	if err != nil {
-		return nil, err
-	}
-	if err := lab.Singletons("nca"); err != nil {
 		return nil, err
 	}
 	dim, maxIter, tol := c.Dim, c.MaxIter, c.Tol

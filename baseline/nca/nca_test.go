@@ -135,7 +135,6 @@ func TestBadInput(t *testing.T) {
 	}{
 		{"no labels", &dataset.Set{X: x}, NCA{}, "no labels"},
 		{"one class", &dataset.Set{X: x, Labels: []int{0, 0, 0, 0}}, NCA{}, "at least 2 classes"},
-		{"singleton", &dataset.Set{X: x, Labels: []int{0, 0, 0, 1}, ClassNames: []string{"a", "b"}}, NCA{}, `class "b" has a single row`},
 		{"dim", &dataset.Set{X: x, Labels: []int{0, 0, 1, 1}}, NCA{Dim: 3}, "Dim 3 out of range"},
 		{"init shape", &dataset.Set{X: x, Labels: []int{0, 0, 1, 1}}, NCA{Init: mat.NewDense(2, 3, nil)}, "Init is 2×3"},
 	} {
@@ -143,5 +142,18 @@ func TestBadInput(t *testing.T) {
 		if err == nil || !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one wrapping ErrInvalid and saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestSingletonClass: a class of one row is accepted, as scikit-learn accepts it (that row's
+// p_i is 0), and the fit is finite.
+func TestSingletonClass(t *testing.T) {
+	x := mat.NewDense(5, 2, []float64{0, 1, 1, 0, 2, 2, 3, 1, 9, 9})
+	m, err := NCA{}.Fit(context.Background(), &dataset.Set{X: x, Labels: []int{0, 0, 1, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := m.(*Model).Objective; math.IsNaN(f) || f < 0 || f > 4 {
+		t.Errorf("objective %v, want a number in [0, 4] (4 rows have a same-class neighbour)", f)
 	}
 }

@@ -92,8 +92,8 @@ func Of(who string, d *dataset.Set) (*Labelled, error) {
 	return l, nil
 }
 
-// Singletons returns an error when a class has only one row, for methods (NCA, MCML, LMNN)
-// whose objective needs a same-class neighbour for every row.
+// Singletons returns an error when a class has only one row, for methods (MCML) whose objective
+// needs a same-class neighbour for every row.
 func (l *Labelled) Singletons(who string) error {
 	var one []string
 	for g, c := range l.Counts {
