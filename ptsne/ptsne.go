@@ -123,21 +123,38 @@ func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	} else if dr, dc := dst.Dims(); dr != r || dc != d {
 		return dataset.Invalidf("ptsne transform: dst is %d×%d, want %d×%d", dr, dc, r, d)
 	}
-	xn := mat.NewDense(r, h, nil)
 	for i := range r {
 		for j := range h {
-			v := x.At(i, j)
-			if math.IsNaN(v) || math.IsInf(v, 0) {
+			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
 				return dataset.Invalidf("ptsne transform: row %d column %d is %v", i+1, j+1, v)
 			}
-			xn.Set(i, j, (v-m.Mean[j])/m.Scale)
 		}
 	}
-	n := newNet(m.Sizes, r)
-	n.forward(m.Theta, xn)
-	dst.Copy(n.out())
+	// Chunks of rows bound the activations' memory (60,000 MNIST rows through the default
+	// network would take 1.8 GB at once).
+	chunk := min(r, transformChunk)
+	n := newNet(m.Sizes, chunk)
+	xn := mat.NewDense(chunk, h, nil)
+	for lo := 0; lo < r; lo += chunk {
+		hi := min(lo+chunk, r)
+		if hi-lo < chunk {
+			n = newNet(m.Sizes, hi-lo)
+			xn = mat.NewDense(hi-lo, h, nil)
+		}
+		for i := lo; i < hi; i++ {
+			row := xn.RawRowView(i - lo)
+			for j := range h {
+				row[j] = (x.At(i, j) - m.Mean[j]) / m.Scale
+			}
+		}
+		n.forward(m.Theta, xn)
+		dst.Slice(lo, hi, 0, d).(*mat.Dense).Copy(n.out())
+	}
 	return nil
 }
+
+// transformChunk is the number of rows Transform passes through the network at a time.
+const transformChunk = 1000
 
 // Fit trains the network on d's rows (labels are not used) and embeds them.
 func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {

@@ -155,3 +155,29 @@ func TestBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestTransformChunks: rows beyond one chunk embed as they do alone.
+func TestTransformChunks(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	sizes := []int{3, 4, 2}
+	m := &Model{Sizes: sizes, Theta: initTheta(sizes, r), Mean: []float64{1, 2, 3}, Scale: 2}
+	x := mat.NewDense(transformChunk+7, 3, nil)
+	for i := range transformChunk + 7 {
+		for j := range 3 {
+			x.Set(i, j, r.NormFloat64())
+		}
+	}
+	var all, one mat.Dense
+	if err := m.Transform(&all, x); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, transformChunk - 1, transformChunk, transformChunk + 6} {
+		one.Reset()
+		if err := m.Transform(&one, x.Slice(i, i+1, 0, 3)); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(&one, all.Slice(i, i+1, 0, 2), 1e-12) {
+			t.Errorf("row %d: alone %v, in the batch %v", i, mat.Formatted(&one), mat.Formatted(all.Slice(i, i+1, 0, 2)))
+		}
+	}
+}
