@@ -14,7 +14,7 @@
 // No n×n matrix is stored: a first pass over the rows finds log Z_i (the log normaliser, shifted
 // by the row's smallest distance so that nothing underflows) and the caller's row statistics; a
 // second recomputes each row's distances and p_ik, p_ki = exp(−‖y_i − y_k‖² − log Z_k) on the
-// fly. Rows are split among GOMAXPROCS workers, but every number of row i is summed by one
+// fly (probabilities below e^{−60} are taken as 0 without computing them). Rows are split among GOMAXPROCS workers, but every number of row i is summed by one
 // goroutine in index order, so results do not depend on the number of workers.
 package stochnb
 
@@ -27,6 +27,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
+
+	"lowdim/affinity"
 )
 
 // block is the number of rows a worker takes at a time.
@@ -82,7 +84,9 @@ func LogZ(ctx context.Context, y *mat.Dense, logZ []float64, row func(i int, dis
 		m := floats.Min(dist)
 		var z float64
 		for _, v := range dist {
-			z += math.Exp(m - v)
+			if v-m <= affinity.SkipExp {
+				z += math.Exp(m - v)
+			}
 		}
 		logZ[i] = math.Log(z) - m
 		if row != nil {
@@ -107,8 +111,8 @@ func Laplacian(ctx context.Context, y *mat.Dense, logZ []float64, w Weight, v, u
 			if k == i {
 				continue
 			}
-			wik := w(i, k, math.Exp(-dk-logZ[i]))
-			wki := w(k, i, math.Exp(-dk-logZ[k]))
+			wik := w(i, k, prob(dk+logZ[i]))
+			wki := w(k, i, prob(dk+logZ[k]))
 			rc += wik + wki
 			if s := wik + wki; s != 0 {
 				floats.AddScaled(ui, -s, v.RawRowView(k)[:m])
@@ -116,4 +120,14 @@ func Laplacian(ctx context.Context, y *mat.Dense, logZ []float64, w Weight, v, u
 		}
 		floats.AddScaled(ui, rc, v.RawRowView(i)[:m])
 	})
+}
+
+// prob returns exp(−t), or 0 when t > affinity.SkipExp: p_ik below e^{−60} ≈ 1e-26 cannot change
+// a double-precision sum whose largest term is of order 1 (max_k p_ik ≥ 1/n), and skipping the
+// exponential is most of the saving on far pairs.
+func prob(t float64) float64 {
+	if t > affinity.SkipExp {
+		return 0
+	}
+	return math.Exp(-t)
 }
