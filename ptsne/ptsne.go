@@ -132,7 +132,7 @@ func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	}
 	// Chunks of rows bound the activations' memory (60,000 MNIST rows through the default
 	// network would take 1.8 GB at once).
-	chunk := min(r, transformChunk)
+	chunk := min(r, m.chunkRows())
 	n := newNet(m.Sizes, chunk)
 	xn := mat.NewDense(chunk, h, nil)
 	for lo := 0; lo < r; lo += chunk {
@@ -153,8 +153,19 @@ func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	return nil
 }
 
-// transformChunk is the number of rows Transform passes through the network at a time.
+// transformChunk is the most rows Transform passes through the network at a time.
 const transformChunk = 1000
+
+// chunkRows is the number of rows per chunk: at most transformChunk, and few enough that the
+// activations (rows × Σ layer widths) take no more floats than θ, so that a model file's bytes
+// bound what transforming with it allocates (436 rows for the default network).
+func (m *Model) chunkRows() int {
+	width := 0
+	for _, s := range m.Sizes {
+		width += s
+	}
+	return max(1, min(transformChunk, len(m.Theta)/width))
+}
 
 // Fit trains the network on d's rows (labels are not used) and embeds them.
 func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {

@@ -1,6 +1,7 @@
 package ptsne
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -13,6 +14,8 @@ import (
 
 	"lowdim/dataset"
 	"lowdim/linproj"
+	"lowdim/modelio"
+	"lowdim/modelio/modeliotest"
 	"lowdim/quality"
 )
 
@@ -156,7 +159,8 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestTransformChunks: rows beyond one chunk embed as they do alone.
+// TestTransformChunks: rows beyond one chunk (here 2 rows: θ has 26 numbers, the layers 9 units)
+// embed as they do alone.
 func TestTransformChunks(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	sizes := []int{3, 4, 2}
@@ -180,4 +184,40 @@ func TestTransformChunks(t *testing.T) {
 			t.Errorf("row %d: alone %v, in the batch %v", i, mat.Formatted(&one), mat.Formatted(all.Slice(i, i+1, 0, 2)))
 		}
 	}
+}
+
+// TestModelFile: a saved model loads back and transforms to the same bytes.
+func TestModelFile(t *testing.T) {
+	d := dataset.Digits().Subset(rangeN(60))
+	m, err := Embedder{Hidden: []int{8}, Epochs: 2, Perplexity: 10, Seed: 2}.Fit(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := modelio.Encode(&buf, m.(*Model)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := modelio.Decode(&buf, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b mat.Dense
+	if err := m.(*Model).Transform(&a, d.X); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.(*Model).Transform(&b, d.X); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(&a, &b) || !mat.Equal(got.(*Model).Embedding(), m.Embedding()) {
+		t.Error("the loaded model embeds differently")
+	}
+}
+
+func FuzzDecodePtsne(f *testing.F) {
+	r := rand.New(rand.NewPCG(1, 1))
+	sizes := []int{3, 4, 2}
+	m := &Model{Sizes: sizes, Theta: initTheta(sizes, r), Mean: []float64{1, 2, 3}, Scale: 2, Cost: []float64{1.5}}
+	m.y = mat.NewDense(2, 2, []float64{1, 2, 3, 4})
+	p, _ := m.MarshalBinary()
+	modeliotest.FuzzPayload(f, decode, version, nil, p)
 }
