@@ -30,7 +30,8 @@ type HOPEConfig struct {
 	// Seed seeds the validation split, the initial parameters, the mini-batches and k-means.
 	Seed uint64
 	// Quick: 800 training and 400 test rows of each set, F = m = 40, batches of 100, 6 epochs
-	// (learning rate 0.01), a few seconds per fit.
+	// (learning rate 0.01), a few seconds per fit; the comparison rows stop after 10 iterations
+	// (pt-SNE: one hidden layer of 100, 10 epochs).
 	Quick bool
 	// Sets lists the data sets, "USPS", "USPS-mixed" (LoadUSPSMixed: USPS re-split at random, as
 	// the paper split it) and/or "MNIST"; nil means USPS and MNIST.
