@@ -193,7 +193,7 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE, S-HOPE, k-means + S
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +
 	"    from other writers). About 100 minutes on 2 cores with -tags openblas (USPS 22, MNIST 75;\n" +
 	"    each fit stops at its epoch cap or time budget, whichever comes first: S-HOPE 15 minutes\n" +
-	"    on USPS, 60 on MNIST; -budget scales them; the comparison rows add about 15 minutes);\n" +
+	"    on USPS, 60 on MNIST; -budget scales them; the comparison rows add roughly half an hour, an estimate);\n" +
 	"    -quick well under a minute.\n"
 
 // hopeReproduceFlags are the flags only reproduce hope takes.
