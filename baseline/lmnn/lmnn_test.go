@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"sort"
 	"strings"
 	"testing"
@@ -163,5 +164,21 @@ func TestBadInput(t *testing.T) {
 		if err == nil || !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("%s: error %v, want one wrapping ErrInvalid and saying %q", c.name, err, c.want)
 		}
+	}
+}
+
+// TestDeterministic: the same bytes on 1 and 4 workers.
+func TestDeterministic(t *testing.T) {
+	d := dataset.Digits().Subset(rangeN(200))
+	fit := func(procs int) *mat.Dense {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		m, err := LMNN{MaxIter: 5}.Fit(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Embedding()
+	}
+	if !mat.Equal(fit(1), fit(4)) {
+		t.Error("GOMAXPROCS 1 and 4 give different embeddings")
 	}
 }
