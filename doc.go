@@ -17,6 +17,12 @@
 //	              P/R curves, k-NN error, prec(h), F-measure
 //	linproj       PCA (and later LSP / Most Likely Embedding)
 //	baseline/cmds classical (Torgerson) MDS
+//	baseline/lda, nca, mcml, lpp, lmnn
+//	              supervised linear maps y = W(x − μ): Fisher LDA, NCA, MCML, LPP, LMNN; they share
+//	              baseline/internal/classes (label checks), linmap (the model), stochnb (NCA/MCML sums)
+//	baseline/sisomap  supervised Isomap (label-aware dissimilarities, geodesics, classical MDS)
+//	internal/minibatch  the worker pool, block split and Adam step of hope and ptsne
+//	ptsne         parametric t-SNE: a network trained on mini-batch t-SNE costs, with Transform
 //	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
 //	modelio       versioned, checksummed model files
 //	stream        a model's transform as a filter: blocks of rows on every core, output in order,

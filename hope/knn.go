@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/minibatch"
 )
 
 // KNNClassify writes into dst the class of each row of query by a majority vote of its k nearest
@@ -53,7 +54,7 @@ func KNNClassify(ctx context.Context, dst []int, ref *mat.Dense, refLabels []int
 			nd := make([]float64, k+1)
 			ni := make([]int, k+1)
 			votes := make([]int, classes)
-			lo, hi := span(w, workers, nq)
+			lo, hi := minibatch.Span(w, workers, nq)
 			for q := lo; q < hi; q++ {
 				if (q-lo)%1024 == 0 && ctx.Err() != nil {
 					errs[w] = ctx.Err()

@@ -8,6 +8,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/dataset"
+	"lowdim/internal/minibatch"
 )
 
 // Model is a fitted HOPE or S-HOPE map, with its exemplars when it has them. It implements
@@ -94,10 +95,10 @@ func (m *Model) TransformContext(ctx context.Context, dst *mat.Dense, x mat.Matr
 	if rows == 0 {
 		return nil
 	}
-	var p *pool
+	var p *minibatch.Pool
 	if splitProducts {
-		p = newPool(runtime.NumCPU())
-		defer p.close()
+		p = minibatch.NewPool(runtime.NumCPU())
+		defer p.Close()
 	}
 	n := newNet(m.sh, min(rows, transformChunk), p)
 	for lo := 0; lo < rows; lo += transformChunk {

@@ -7,6 +7,7 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 
 	iblas "lowdim/internal/blas"
+	"lowdim/internal/minibatch"
 )
 
 // shape fixes the sizes of a (S-)HOPE map: in input features H (the bias is an extra input
@@ -69,7 +70,7 @@ type net struct {
 	// xᵀ (cols×rows)
 	wt, ct, ht, gst, ght, xt []float64
 
-	pool *pool // splits the products' rows (OpenBLAS runs single-threaded); nil: one call
+	pool *minibatch.Pool // splits the products' rows (OpenBLAS runs single-threaded); nil: one call
 	g    gemmArgs
 	job  func(int)
 }
@@ -82,7 +83,7 @@ type gemmArgs struct {
 	beta          float64
 }
 
-func newNet(s shape, rows int, p *pool) *net {
+func newNet(s shape, rows int, p *minibatch.Pool) *net {
 	n := &net{shape: s, rows: rows, pool: p}
 	n.x = make([]float64, rows*s.cols())
 	n.u = make([]float64, rows*s.f)
@@ -115,12 +116,12 @@ func (n *net) gemm(m, nn, k int, a []float64, lda int, b []float64, ldb int, bet
 		return
 	}
 	n.g = gemmArgs{m: m, n: nn, k: k, a: a, b: b, c: c, lda: lda, ldb: ldb, ldc: ldc, beta: beta}
-	n.pool.run(nblocks, n.job)
+	n.pool.Run(nblocks, n.job)
 }
 
 func (n *net) gemmBlock(blk int) {
 	g := &n.g
-	lo, hi := span(blk, nblocks, g.m)
+	lo, hi := minibatch.Span(blk, nblocks, g.m)
 	if hi > lo {
 		iblas.DgemmNT(hi-lo, g.n, g.k, 1, g.a[lo*g.lda:], g.lda, g.b, g.ldb, g.beta, g.c[lo*g.ldc:], g.ldc)
 	}

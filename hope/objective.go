@@ -1,6 +1,10 @@
 package hope
 
-import "math"
+import (
+	"math"
+
+	"lowdim/internal/minibatch"
+)
 
 // objective evaluates the two MCML costs on embedded rows, in parallel over row blocks, with
 // buffers allocated once.
@@ -20,7 +24,7 @@ import "math"
 //
 // Dividing by N makes the cost a mean per same-class pair, comparable across batch sizes.
 type objective struct {
-	pool *pool
+	pool *minibatch.Pool
 	dim  int
 	// current call
 	r, z   int
@@ -37,7 +41,7 @@ type objective struct {
 	jobZ, jobPairs, jobEx func(int)
 }
 
-func newObjective(p *pool, dim, maxZ, classes int) *objective {
+func newObjective(p *minibatch.Pool, dim, maxZ, classes int) *objective {
 	o := &objective{pool: p, dim: dim, zb: make([]float64, nblocks), lb: make([]float64, nblocks), perCls: make([]float64, classes)}
 	o.ge = make([][]float64, nblocks)
 	for b := range o.ge {
@@ -60,13 +64,13 @@ func (o *objective) pairs(y, g []float64, lab []int, r int, classCount []int) fl
 		return 0
 	}
 	o.nsame = n
-	o.pool.run(nblocks, o.jobZ)
+	o.pool.Run(nblocks, o.jobZ)
 	var z float64
 	for _, v := range o.zb {
 		z += v
 	}
 	o.zall = z
-	o.pool.run(nblocks, o.jobPairs)
+	o.pool.Run(nblocks, o.jobPairs)
 	var l float64
 	for _, v := range o.lb {
 		l += v
@@ -75,7 +79,7 @@ func (o *objective) pairs(y, g []float64, lab []int, r int, classCount []int) fl
 }
 
 func (o *objective) zBlock(b int) {
-	lo, hi := span(b, nblocks, o.r)
+	lo, hi := minibatch.Span(b, nblocks, o.r)
 	d := o.dim
 	var z float64
 	for i := lo; i < hi; i++ {
@@ -97,7 +101,7 @@ func (o *objective) zBlock(b int) {
 }
 
 func (o *objective) pairsBlock(b int) {
-	lo, hi := span(b, nblocks, o.r)
+	lo, hi := minibatch.Span(b, nblocks, o.r)
 	d := o.dim
 	c := o.nsame / o.zall
 	s := 4 / o.nsame
@@ -149,7 +153,7 @@ func (o *objective) exemplars(y, g []float64, lab []int, r int, elab []int) floa
 		return 0
 	}
 	o.nsame = n
-	o.pool.run(nblocks, o.jobEx)
+	o.pool.Run(nblocks, o.jobEx)
 	d := o.dim
 	ge := g[r*d : (r+o.z)*d]
 	clear(ge)
@@ -164,7 +168,7 @@ func (o *objective) exemplars(y, g []float64, lab []int, r int, elab []int) floa
 }
 
 func (o *objective) exBlock(b int) {
-	lo, hi := span(b, nblocks, o.r)
+	lo, hi := minibatch.Span(b, nblocks, o.r)
 	d, z := o.dim, o.z
 	ge := o.ge[b][:z*d]
 	clear(ge)
@@ -211,3 +215,6 @@ func (o *objective) exBlock(b int) {
 	}
 	o.lb[b] = l
 }
+
+// nblocks is the number of row blocks of every pairwise pass.
+const nblocks = 16

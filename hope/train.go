@@ -15,6 +15,7 @@ import (
 
 	"lowdim"
 	"lowdim/dataset"
+	"lowdim/internal/minibatch"
 )
 
 // Optimizer selects how each mini-batch updates the parameters.
@@ -324,7 +325,7 @@ type trainer struct {
 	aug   *augmenter // nil without augmentation
 	net   *net
 	obj   *objective
-	pool  *pool
+	pool  *minibatch.Pool
 	theta []float64
 	grad  []float64
 	best  []float64
@@ -339,8 +340,7 @@ type trainer struct {
 
 	// optimiser state
 	x, xg    []float64 // concatenated θ and exemplars
-	am, av   []float64 // Adam moments
-	adamStep int
+	opt      minibatch.Adam
 	lr       float64 // Adam's current learning rate
 	adamMode [2]bool
 	cached   []float64 // x at which grad was computed (CG)
@@ -368,11 +368,11 @@ func newTrainer(c config, d *dataset.Set, classes int) *trainer {
 	t.nbatch = max(1, len(t.train)/c.Batch)
 	t.maxRows = 0
 	for b := range t.nbatch {
-		lo, hi := span(b, t.nbatch, len(t.train))
+		lo, hi := minibatch.Span(b, t.nbatch, len(t.train))
 		t.maxRows = max(t.maxRows, hi-lo)
 	}
 	z := c.Exemplars * classes
-	t.pool = newPool(c.Workers)
+	t.pool = minibatch.NewPool(c.Workers)
 	t.net = newNet(c.sh, t.maxRows+z, t.pool)
 	t.obj = newObjective(t.pool, c.Dim, z, classes)
 	t.theta = make([]float64, c.sh.params())
@@ -414,7 +414,7 @@ func newTrainer(c config, d *dataset.Set, classes int) *trainer {
 	return t
 }
 
-func (t *trainer) close() { t.pool.close() }
+func (t *trainer) close() { t.pool.Close() }
 
 // splitRows holds out round(Validation·n_c) rows of every class, chosen by the seed.
 func (t *trainer) splitRows(n int) {
@@ -640,7 +640,7 @@ func (t *trainer) epochs(ctx context.Context, stage string, count int) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			t.batchLo, t.batchHi = span(b, t.nbatch, len(t.perm))
+			t.batchLo, t.batchHi = minibatch.Span(b, t.nbatch, len(t.perm))
 			cost += t.step()
 			t.report("hope "+stage, (ep-1)*t.nbatch+b+1, count*t.nbatch)
 		}
@@ -777,32 +777,17 @@ func (t *trainer) step() float64 {
 	return t.cg()
 }
 
-// adam takes one Adam step (β₁ = 0.9, β₂ = 0.999, ε = 1e-8).
+// adam takes one Adam step (β₁ = 0.9, β₂ = 0.999, ε = 1e-8); the moments start over when the
+// optimised vector changes (the joint stage's alternation).
 func (t *trainer) adam() float64 {
 	f := t.eval(t.xg)
 	nx := len(t.x)
 	mode := [2]bool{t.upMap, t.upEx}
-	if len(t.am) != nx || mode != t.adamMode {
-		if cap(t.am) < nx {
-			t.am, t.av = make([]float64, nx), make([]float64, nx)
-		}
-		t.am, t.av = t.am[:nx], t.av[:nx]
-		clear(t.am)
-		clear(t.av)
-		t.adamStep = 0
+	if len(t.opt.M) != nx || mode != t.adamMode {
+		t.opt.Reset(nx)
 		t.adamMode = mode
 	}
-	const b1, b2, eps = 0.9, 0.999, 1e-8
-	t.adamStep++
-	c1 := 1 - math.Pow(b1, float64(t.adamStep))
-	c2 := 1 - math.Pow(b2, float64(t.adamStep))
-	lr := t.lr
-	for i, g := range t.xg {
-		m := b1*t.am[i] + (1-b1)*g
-		v := b2*t.av[i] + (1-b2)*g*g
-		t.am[i], t.av[i] = m, v
-		t.x[i] -= lr * (m / c1) / (math.Sqrt(v/c2) + eps)
-	}
+	t.opt.Step(t.x, t.xg, t.lr)
 	t.setVector(t.x)
 	return f
 }

@@ -104,7 +104,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		dim       = fs.Int("dim", 2, "output dimension: 2 or 3")
 		seed      = fs.Uint64("seed", 1, "random seed (the same seed gives the same output bytes; pca and cmds are deterministic)")
 		out       = fs.String("o", "", "write the embedding CSV to `file` (default: standard output)")
-		modelPath = fs.String("model", "", "save the fitted model to `file` (pca, pe, hope, shope; tsne and tnerv on the approximate path); lowdim transform embeds new rows with it")
+		modelPath = fs.String("model", "", "save the fitted model to `file` (pca, pe, hope, shope, lda, nca, mcml, lpp, lmnn, ptsne; tsne and tnerv on the approximate path); lowdim transform embeds new rows with it")
 		plotPath  = fs.String("plot", "", "draw the embedding to `file` (.png, .svg or .pdf)")
 		withQual  = fs.Bool("quality", false, "measure the embedding and print the quality table (to standard output with -o, else to standard error)")
 		neighbors = fs.Int("neighbors", 20, "effective number of neighbours k_eff of the nerv family (snerv: default 0.5·n/G), and the neighbourhood size for -quality")
@@ -263,7 +263,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	var saver modelio.Model
 	if *modelPath != "" {
 		if saver, ok = model.(modelio.Model); !ok {
-			return usagef("-model: this %s fit is not parametric and cannot place new rows (models: pca, pe, hope, shope; tsne and tnerv fitted from features on the approximate path, -approx or n > %d)", *method, nerv.ApproxMin)
+			return usagef("-model: this %s fit is not parametric and cannot place new rows (models: pca, pe, hope, shope, lda, nca, mcml, lpp, lmnn, ptsne; tsne and tnerv fitted from features on the approximate path, -approx or n > %d)", *method, nerv.ApproxMin)
 		}
 	}
 	y := model.Embedding()

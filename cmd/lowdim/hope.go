@@ -187,13 +187,15 @@ func drawHOPE(w io.Writer, path, title string, m lowdim.Model, d *dataset.Set) e
 }
 
 const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE, S-HOPE, k-means + S-HOPE and S-HOPE with joint exemplars on\n" +
-	"    USPS and MNIST, 5-NN test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
+	"    USPS and MNIST, with the comparison rows LDA, LPP, NCA, MCML, LMNN and pt-SNE, 5-NN\n" +
+	"    test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
 	"    speed-up of 20 exemplars and the test embeddings. S-HOPE trains on rows shifted by up to\n" +
 	"    1 pixel (-no-augment: plain rows only), next to a plain baseline row. -sets usps-mixed\n" +
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +
 	"    from other writers). About 100 minutes on 2 cores with -tags openblas (USPS 22, MNIST 75;\n" +
 	"    each fit stops at its epoch cap or time budget, whichever comes first: S-HOPE 15 minutes\n" +
-	"    on USPS, 60 on MNIST; -budget scales them); -quick some seconds.\n"
+	"    on USPS, 60 on MNIST; -budget scales them; the comparison rows add roughly half an hour, an estimate);\n" +
+	"    -quick well under a minute.\n"
 
 // hopeReproduceFlags are the flags only reproduce hope takes.
 type hopeReproduceFlags struct {

@@ -30,7 +30,8 @@ type HOPEConfig struct {
 	// Seed seeds the validation split, the initial parameters, the mini-batches and k-means.
 	Seed uint64
 	// Quick: 800 training and 400 test rows of each set, F = m = 40, batches of 100, 6 epochs
-	// (learning rate 0.01), a few seconds per fit.
+	// (learning rate 0.01), a few seconds per fit; the comparison rows stop after 10 iterations
+	// (pt-SNE: one hidden layer of 100, 10 epochs).
 	Quick bool
 	// Sets lists the data sets, "USPS", "USPS-mixed" (LoadUSPSMixed: USPS re-split at random, as
 	// the paper split it) and/or "MNIST"; nil means USPS and MNIST.
@@ -446,6 +447,11 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 		Reference: "20 exemplars", TestError: te, ValidError: jm.ValidError, Seconds: secs + jsecs, Epochs: len(jm.History), History: jm.History,
 		Y: y, Exemplars: jey, ExLabels: jm.ExemplarLabels})
 	c.logf("%s S-HOPE + joint exemplars: test 5-NN error %.2f%% after %s more", train.Name, 100*te, secs2(jsecs))
+
+	// The paper's comparison rows (Tables 1 and 3).
+	if err := c.runBaselines(ctx, train, test, s); err != nil {
+		return nil, err
+	}
 
 	// 5-NN in the input space (USPS only: MNIST's 6e5 distance pairs × 784 are too slow here).
 	if isUSPS(set) || c.Quick {

@@ -15,8 +15,9 @@ import (
 )
 
 // TestHOPEQuick runs the quick HOPE reproduction on USPS and checks the report: every method
-// row with the paper's number, the unaugmented S-HOPE baseline row, five embeddings and the
-// curve, and test errors far better than chance (90 % for 10 digits).
+// row with the paper's number, the unaugmented S-HOPE baseline row, the six comparison rows
+// (LDA … pt-SNE), eleven embeddings and the curve, and test errors far better than chance (90 %
+// for 10 digits; 80 % for the comparison rows, whose quick fits stop after 10 iterations).
 func TestHOPEQuick(t *testing.T) {
 	if testing.Short() || reprotest.RaceEnabled {
 		t.Skip("a few seconds of fits; skipped under -short and -race")
@@ -39,7 +40,7 @@ func TestHOPEQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	for _, m := range append([]string{HOPEBaseline}, HOPEMethods...) {
+	for _, m := range append(append([]string{HOPEBaseline}, HOPEMethods...), HOPEBaselines...) {
 		if !strings.Contains(text, "| "+m+" |") {
 			t.Errorf("no row for %s", m)
 		}
@@ -47,16 +48,16 @@ func TestHOPEQuick(t *testing.T) {
 	if !strings.Contains(text, "shifted by up to 1 px") || !strings.Contains(text, "shift of up to 1 pixel") {
 		t.Error("the report does not say that S-HOPE was trained on shifted rows")
 	}
-	// 6 figures: 5 embeddings and the curve; 4 rows × (paper, test, validation) numbers and
-	// the baseline's test and validation errors.
-	reprotest.CheckFiguresAndNumbers(t, out, text, 6, 12)
+	// 12 figures: 11 embeddings and the curve; 4 rows × (paper, test, validation) numbers, the
+	// unaugmented row's test and validation errors and 6 comparison rows × (paper, test).
+	reprotest.CheckFiguresAndNumbers(t, out, text, 12, 24)
 	s := r.Sets[0]
-	if s.NTrain != 800 || s.NTest != 400 || len(s.Results) != 5 {
+	if s.NTrain != 800 || s.NTest != 400 || len(s.Results) != 11 {
 		t.Fatalf("quick USPS: %d/%d rows, %d results", s.NTrain, s.NTest, len(s.Results))
 	}
-	for _, res := range s.Results {
+	for i, res := range s.Results {
 		// Quick fits are tiny, but every one must learn something: chance is 90 %.
-		if !(res.TestError < 0.6) {
+		if limit := map[bool]float64{false: 0.6, true: 0.8}[i >= 5]; !(res.TestError < limit) {
 			t.Errorf("%s: test error %.3f", res.Method, res.TestError)
 		}
 	}

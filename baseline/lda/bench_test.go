@@ -1,0 +1,20 @@
+package lda
+
+import (
+	"context"
+	"testing"
+
+	"lowdim/baseline/internal/testio"
+)
+
+// BenchmarkFitMNIST5000: fit and embed the first 5,000 MNIST training rows (784 pixels), the
+// rows ../testdata/bench_sklearn.py times scikit-learn on.
+func BenchmarkFitMNIST5000(b *testing.B) {
+	d := testio.MNIST(b, 5000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (LDA{}).Fit(context.Background(), d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

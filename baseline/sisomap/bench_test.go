@@ -1,0 +1,20 @@
+package sisomap
+
+import (
+	"context"
+	"testing"
+
+	"lowdim/baseline/internal/testio"
+)
+
+// BenchmarkFitMNIST5000: fit and embed the first 5,000 MNIST training rows (784 pixels), K = 40
+// (fewer neighbours leave the graph disconnected; the error ends the benchmark).
+func BenchmarkFitMNIST5000(b *testing.B) {
+	d := testio.MNIST(b, 5000)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (SIsomap{K: 40}).Fit(context.Background(), d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,204 @@
+// Package sisomap is supervised Isomap (S-Isomap; Geng, Zhan and Zhou, IEEE SMC-B 2005), one of
+// the supervised methods of the NeRV paper's §5. It is Isomap on a label-aware dissimilarity:
+// with d_ij the Euclidean distance and β a scale,
+//
+//	D_ij = √(1 − exp(−d_ij²/β))        when x_i and x_j share a class,
+//	D_ij = √(exp(d_ij²/β)) − α          otherwise,
+//
+// (the paper sets β to the mean of d over all pairs; with d² in the exponent that ties the result
+// to the data's units and, on pixel data, saturates both branches, so that no row's K nearest
+// leave its class and the graph splits into one component per class; β defaults here to the
+// mean of d², which makes d²/β unit-free and of order 1), so that same-class dissimilarities stay below 1 and grow slowly while different-class ones
+// start at 1 − α and grow fast (α ∈ (0, 1] lets a close pair of different classes still be
+// nearer than a far pair of one class). Each row is joined to its K nearest rows under D, the
+// graph is made undirected, geodesic dissimilarities are the shortest paths (gonum/graph's
+// Dijkstra from every row) and classical MDS (package baseline/cmds) embeds them.
+//
+// The method needs every row's label and has no out-of-sample map (the paper trains a radial
+// basis function network for new points; that is not here): the Model has no Transform. Time
+// O(n²H) for the neighbours and O(n·E log n) for the paths; memory O(n²) for the geodesic
+// matrix and the eigenproblem (checked against the available memory by package cmds).
+package sisomap
+
+import (
+	"context"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/graph/path"
+	"gonum.org/v1/gonum/graph/simple"
+	"gonum.org/v1/gonum/graph/topo"
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim"
+	"lowdim/baseline/cmds"
+	"lowdim/baseline/internal/classes"
+	"lowdim/dataset"
+	"lowdim/neighbors"
+)
+
+// Defaults of the settings.
+const (
+	DefaultK     = 10
+	DefaultAlpha = 0.5
+)
+
+// SIsomap is supervised Isomap.
+type SIsomap struct {
+	// Dim is the output dimension D; 0 means 2.
+	Dim int
+	// K is the number of nearest neighbours (under D) per row; 0 means DefaultK.
+	K int
+	// Alpha is α in (0, 1]; 0 means DefaultAlpha.
+	Alpha float64
+	// Beta is β; 0 means the mean squared Euclidean distance over all pairs (see the package
+	// documentation).
+	Beta float64
+	// Progress, if not nil, receives ("sisomap neighbours", rows, n) and ("sisomap paths", rows, n).
+	Progress lowdim.Progress
+}
+
+// Model is an S-Isomap embedding.
+type Model struct {
+	// Y is the n×D embedding.
+	Y *mat.Dense
+	// Beta is the β used.
+	Beta float64
+}
+
+// Embedding returns Y.
+func (m *Model) Embedding() *mat.Dense { return m.Y }
+
+var _ lowdim.Embedder = SIsomap{}
+
+// Fit embeds every row of d, which must all be labelled.
+func (s SIsomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
+	lab, err := classes.Of("sisomap", d)
+	if err != nil {
+		return nil, err
+	}
+	n := d.Len()
+	if len(lab.Rows) < n {
+		for i, c := range d.Labels {
+			if c < 0 {
+				return nil, dataset.Invalidf("sisomap: row %d has no label: supervised Isomap embeds labelled rows only", i+1)
+			}
+		}
+	}
+	dim, k, alpha := s.Dim, s.K, s.Alpha
+	if dim == 0 {
+		dim = 2
+	}
+	if k == 0 {
+		k = DefaultK
+	}
+	if alpha == 0 {
+		alpha = DefaultAlpha
+	}
+	switch {
+	case dim < 1 || dim >= n:
+		return nil, dataset.Invalidf("sisomap: Dim %d out of range 1..%d", dim, n-1)
+	case k < 1 || k >= n:
+		return nil, dataset.Invalidf("sisomap: K %d out of range 1..%d (rows − 1)", k, n-1)
+	case s.Beta < 0 || math.IsNaN(s.Beta) || math.IsInf(s.Beta, 0):
+		return nil, dataset.Invalidf("sisomap: Beta %v: expected a positive number", s.Beta)
+	case !(alpha > 0 && alpha <= 1):
+		return nil, dataset.Invalidf("sisomap: Alpha %v: expected a number in (0, 1]", alpha)
+	}
+	beta := s.Beta
+	if beta == 0 {
+		beta = meanSquared(d.X)
+	}
+	if beta == 0 {
+		return nil, dataset.Invalidf("sisomap: every row is the same point")
+	}
+	class := lab.Class
+	// The K nearest rows of each row under D.
+	nbr := make([][]int, n)
+	dis := make([][]float64, n)
+	err = neighbors.Rows(ctx, d.X, neighbors.Options{}, func(_, i int, d2 []float64) error {
+		idx := make([]int, 0, n-1)
+		row := make([]float64, n)
+		for j, v := range d2 {
+			if j == i {
+				continue
+			}
+			row[j] = Dissimilarity(v, beta, alpha, class[i] == class[j])
+			idx = append(idx, j)
+		}
+		sort.SliceStable(idx, func(a, b int) bool { return row[idx[a]] < row[idx[b]] })
+		nbr[i] = idx[:k]
+		dis[i] = make([]float64, k)
+		for a, j := range nbr[i] {
+			dis[i][a] = row[j]
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	g := simple.NewWeightedUndirectedGraph(0, math.Inf(1))
+	for i := range n {
+		g.AddNode(simple.Node(i))
+	}
+	for i := range n {
+		for a, j := range nbr[i] {
+			if math.IsInf(dis[i][a], 1) {
+				continue // exp(d²/2β) overflowed: no finite path through this edge
+			}
+			if e := g.WeightedEdge(int64(i), int64(j)); e == nil || dis[i][a] < e.Weight() {
+				g.SetWeightedEdge(simple.WeightedEdge{F: simple.Node(i), T: simple.Node(j), W: dis[i][a]})
+			}
+		}
+	}
+	if cc := topo.ConnectedComponents(g); len(cc) > 1 {
+		return nil, dataset.Invalidf("sisomap: the %d-nearest-neighbour graph has %d connected components: geodesic distances between them are infinite; raise K", k, len(cc))
+	}
+	geo := mat.NewSymDense(n, nil)
+	for i := range n {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sp := path.DijkstraFrom(simple.Node(i), g)
+		for j := i + 1; j < n; j++ {
+			geo.SetSym(i, j, sp.WeightTo(int64(j)))
+		}
+		s.Progress.Report("sisomap paths", i+1, n)
+	}
+	m, err := cmds.FromDistances(ctx, geo, dim)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Y: m.Y, Beta: beta}, nil
+}
+
+// Dissimilarity is S-Isomap's D for a squared Euclidean distance d2, given β and α; same tells
+// whether the two rows share a class. A different-class value that overflows is +Inf.
+func Dissimilarity(d2, beta, alpha float64, same bool) float64 {
+	if same {
+		return math.Sqrt(-math.Expm1(-d2 / beta))
+	}
+	return math.Exp(d2/(2*beta)) - alpha
+}
+
+// meanSquared is the mean of ‖x_i − x_j‖² over ordered pairs i ≠ j, from the column variances:
+// Σ_{i,j} ‖x_i − x_j‖² = 2n Σ_i ‖x_i − x̄‖².
+func meanSquared(x *mat.Dense) float64 {
+	n, h := x.Dims()
+	if n < 2 {
+		return 0
+	}
+	var ss float64
+	for j := range h {
+		var mu float64
+		for i := range n {
+			mu += x.At(i, j)
+		}
+		mu /= float64(n)
+		for i := range n {
+			e := x.At(i, j) - mu
+			ss += e * e
+		}
+	}
+	return 2 * float64(n) * ss / float64(n*(n-1))
+}

@@ -1,0 +1,13 @@
+package main
+
+import (
+	"lowdim"
+	"lowdim/ptsne"
+)
+
+// Parametric t-SNE (issue 17 part 4, the HOPE paper's pt-SNE row) with the package's defaults.
+func init() {
+	methods["ptsne"] = func(s methodSettings) lowdim.Embedder {
+		return ptsne.Embedder{Dim: s.dim, Seed: s.seed, Progress: s.progress}
+	}
+}

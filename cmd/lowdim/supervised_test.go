@@ -1,0 +1,64 @@
+package main
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// smallOnly names the methods TestEmbedSameSeedSameBytes leaves out: their default fits of the
+// 1797 digits take minutes on a loaded machine (MCML, LMNN, NCA: O(n²) per evaluation;
+// pt-SNE's 500–500–2000 network), or refuse them (S-Isomap's graph splits by class). They are
+// checked here on 90 rows.
+var smallOnly = map[string]bool{"nca": true, "mcml": true, "lmnn": true, "sisomap": true, "ptsne": true}
+
+// blobsCSV writes 90 rows of 5 features in 3 overlapping Gaussian classes with a label column.
+func blobsCSV(t *testing.T, labels bool) string {
+	r := rand.New(rand.NewPCG(3, 5))
+	var b strings.Builder
+	b.WriteString("a,b,c,d,e")
+	if labels {
+		b.WriteString(",label")
+	}
+	b.WriteString("\n")
+	for i := range 90 {
+		c := i % 3
+		for j := range 5 {
+			if j > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, "%.6f", float64(c)*1.5*float64(j%2)+r.NormFloat64())
+		}
+		if labels {
+			fmt.Fprintf(&b, ",k%d", c)
+		}
+		b.WriteString("\n")
+	}
+	path := filepath.Join(t.TempDir(), "blobs.csv")
+	writeFile(t, path, b.String())
+	return path
+}
+
+// TestSupervisedMethods: every supervised baseline and pt-SNE embeds the 90 rows, twice to the
+// same bytes, and refuses unlabelled data (except pt-SNE, which does not use labels) with
+// status 2.
+func TestSupervisedMethods(t *testing.T) {
+	in, bare := blobsCSV(t, true), blobsCSV(t, false)
+	for _, method := range []string{"lda", "nca", "mcml", "lpp", "lmnn", "sisomap", "ptsne"} {
+		args := []string{"embed", "-method", method, "-seed", "7", in}
+		a, stderr, s1 := runCLI(t, "", args...)
+		b, _, s2 := runCLI(t, "", args...)
+		if s1 != 0 || s2 != 0 || a != b || strings.Count(a, "\n") != 91 {
+			t.Errorf("%s: status %d, %d, same output %v, %d lines: %s", method, s1, s2, a == b, strings.Count(a, "\n"), stderr)
+		}
+		if method == "ptsne" {
+			continue
+		}
+		_, stderr, s := runCLI(t, "", "embed", "-method", method, bare)
+		if s != 2 || !strings.Contains(stderr, "no labels") {
+			t.Errorf("%s without labels: status %d, %q", method, s, stderr)
+		}
+	}
+}

@@ -1,0 +1,500 @@
+// Package ptsne is parametric t-SNE (van der Maaten, AISTATS 2009): a feed-forward network
+// y = f(x; θ) trained on the t-SNE cost over mini-batches, so that new rows are embedded by the
+// network alone (Transform).
+//
+// # Network
+//
+// Rows are normalised as x̃ = (x − μ)/s (μ the training rows' mean, s the RMS norm of the
+// centred rows), then pass through fully connected layers with logistic sigmoid units (Hidden,
+// the paper's 500–500–2000 by default) and a linear output layer of D units. Weights start
+// uniform in ±√(6/(fan-in + fan-out)) from Seed, biases at zero.
+//
+// # Cost
+//
+// For a mini-batch of b rows, p_{j|i} ∝ exp(−‖x̃_i − x̃_j‖²/2σ_i²) with σ_i set so that the row's
+// perplexity is Perplexity (package affinity), p_ij = (p_{j|i} + p_{i|j})/2b, and with
+// Student-t similarities of α degrees of freedom in the map,
+//
+//	q_ij = (1 + ‖y_i − y_j‖²/α)^{−(α+1)/2} / Σ_{k≠l} (1 + ‖y_k − y_l‖²/α)^{−(α+1)/2},
+//
+// the cost is C = KL(P‖Q) = Σ_{i≠j} p_ij log(p_ij/q_ij), with (eq. 5 of the paper)
+//
+//	∂C/∂y_i = ((2α + 2)/α) Σ_j (p_ij − q_ij)(1 + ‖y_i − y_j‖²/α)^{−1} (y_i − y_j),
+//
+// back-propagated through the network (checked against central differences in the tests). α
+// defaults to D − 1, the paper's choice (1 for a 2-D map, where it is t-SNE's kernel).
+//
+// # Training
+//
+// Each epoch shuffles the rows (Seed) and visits them in batches of Batch rows (1,000 by
+// default, at most n; the paper used 5,000); P is computed afresh for each batch, and one Adam step
+// (package internal/minibatch, shared with HOPE; LearningRate) is taken per batch. The paper
+// pretrains the network as a stack of RBMs and then fine-tunes with conjugate gradients; this
+// package trains from the random start with Adam alone — a departure, stated in reports.
+package ptsne
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+
+	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim"
+	"lowdim/affinity"
+	"lowdim/dataset"
+	"lowdim/internal/minibatch"
+)
+
+// Defaults of the settings (the paper's, where it gives them).
+const (
+	DefaultPerplexity   = 30
+	DefaultBatch        = 1000
+	DefaultEpochs       = 30
+	DefaultLearningRate = 1e-3
+)
+
+// DefaultHidden is the paper's hidden layers.
+var DefaultHidden = []int{500, 500, 2000}
+
+// Embedder is parametric t-SNE.
+type Embedder struct {
+	// Dim is the output dimension D; 0 means 2.
+	Dim int
+	// Hidden lists the sizes of the sigmoid layers; nil means DefaultHidden.
+	Hidden []int
+	// Perplexity of each row's input-space neighbourhood within its batch; 0 means 30.
+	Perplexity float64
+	// Dof is α, the Student-t degrees of freedom; 0 means D − 1 (1 when D = 1).
+	Dof float64
+	// Batch is the mini-batch size; 0 means 1,000 (the paper's 5,000 needs a 5,000² P of 200 MB
+	// per batch, recomputed per batch, and O(b²H) work for it). It is capped at n.
+	Batch int
+	// Epochs is the number of passes over the rows; 0 means 30.
+	Epochs int
+	// LearningRate is Adam's step size; 0 means 1e-3.
+	LearningRate float64
+	// Seed fixes the initial weights and the batches.
+	Seed uint64
+	// Progress, if not nil, receives ("ptsne", batches done, batches in all) reports.
+	Progress lowdim.Progress
+}
+
+// Model is a trained network.
+type Model struct {
+	// Sizes lists the layer widths H, hidden…, D.
+	Sizes []int
+	// Theta holds, per layer, its weights (in×out, row-major) and then its biases.
+	Theta []float64
+	// Mean and Scale normalise inputs: x̃ = (x − Mean)/Scale.
+	Mean  []float64
+	Scale float64
+	// Cost holds each epoch's mean batch cost KL(P‖Q).
+	Cost []float64
+
+	y *mat.Dense
+}
+
+var (
+	_ lowdim.Embedder    = Embedder{}
+	_ lowdim.Transformer = (*Model)(nil)
+)
+
+// Embedding returns the n×D embedding of the training rows.
+func (m *Model) Embedding() *mat.Dense { return m.y }
+
+// Transform embeds the rows of x (r×H) into dst (r×D, or empty).
+func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
+	if dst == nil || x == nil {
+		return dataset.Invalidf("ptsne transform: nil matrix")
+	}
+	r, c := x.Dims()
+	h, d := m.Sizes[0], m.Sizes[len(m.Sizes)-1]
+	switch {
+	case c != h:
+		return dataset.Invalidf("ptsne transform: data have %d columns, the model was made on %d", c, h)
+	case r == 0:
+		return dataset.Invalidf("ptsne transform: no rows")
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, d)
+	} else if dr, dc := dst.Dims(); dr != r || dc != d {
+		return dataset.Invalidf("ptsne transform: dst is %d×%d, want %d×%d", dr, dc, r, d)
+	}
+	for i := range r {
+		for j := range h {
+			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return dataset.Invalidf("ptsne transform: row %d column %d is %v", i+1, j+1, v)
+			}
+		}
+	}
+	// Chunks of rows bound the activations' memory (60,000 MNIST rows through the default
+	// network would take 1.8 GB at once).
+	chunk := min(r, m.chunkRows())
+	n := newNet(m.Sizes, chunk)
+	xn := mat.NewDense(chunk, h, nil)
+	for lo := 0; lo < r; lo += chunk {
+		hi := min(lo+chunk, r)
+		if hi-lo < chunk {
+			n = newNet(m.Sizes, hi-lo)
+			xn = mat.NewDense(hi-lo, h, nil)
+		}
+		for i := lo; i < hi; i++ {
+			row := xn.RawRowView(i - lo)
+			for j := range h {
+				row[j] = (x.At(i, j) - m.Mean[j]) / m.Scale
+			}
+		}
+		n.forward(m.Theta, xn)
+		dst.Slice(lo, hi, 0, d).(*mat.Dense).Copy(n.out())
+	}
+	return nil
+}
+
+// transformChunk is the most rows Transform passes through the network at a time.
+const transformChunk = 1000
+
+// chunkRows is the number of rows per chunk: at most transformChunk, and few enough that the
+// activations (rows × Σ layer widths) take no more floats than θ, so that a model file's bytes
+// bound what transforming with it allocates (436 rows for the default network).
+func (m *Model) chunkRows() int {
+	width := 0
+	for _, s := range m.Sizes {
+		width += s
+	}
+	return max(1, min(transformChunk, len(m.Theta)/width))
+}
+
+// Fit trains the network on d's rows (labels are not used) and embeds them.
+func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
+	if d == nil || d.X == nil || d.Len() == 0 {
+		return nil, dataset.Invalidf("ptsne: no data")
+	}
+	n, h := d.X.Dims()
+	dim, hidden, perp, dof, batch, epochs, lr := e.Dim, e.Hidden, e.Perplexity, e.Dof, e.Batch, e.Epochs, e.LearningRate
+	if dim == 0 {
+		dim = 2
+	}
+	if hidden == nil {
+		hidden = DefaultHidden
+	}
+	if perp == 0 {
+		perp = DefaultPerplexity
+	}
+	if dof == 0 {
+		dof = math.Max(float64(dim-1), 1)
+	}
+	if batch == 0 {
+		batch = DefaultBatch
+	}
+	batch = min(batch, n)
+	if epochs == 0 {
+		epochs = DefaultEpochs
+	}
+	if lr == 0 {
+		lr = DefaultLearningRate
+	}
+	switch {
+	case dim < 1:
+		return nil, dataset.Invalidf("ptsne: Dim %d: expected a positive number", dim)
+	case slices.ContainsFunc(hidden, func(v int) bool { return v < 1 }):
+		return nil, dataset.Invalidf("ptsne: Hidden %v: every layer needs at least one unit", hidden)
+	case !(dof > 0) || math.IsInf(dof, 0):
+		return nil, dataset.Invalidf("ptsne: Dof %v: expected a positive number", dof)
+	case batch < 3:
+		return nil, dataset.Invalidf("ptsne: batches of %d rows: t-SNE needs at least 3 (n = %d, Batch = %d)", batch, n, e.Batch)
+	case !(perp > 1) || perp >= float64(batch-1):
+		return nil, dataset.Invalidf("ptsne: Perplexity %v out of range (1, %d): a batch of %d rows has %d neighbours per row", perp, batch-1, batch, batch-1)
+	case epochs < 1:
+		return nil, dataset.Invalidf("ptsne: Epochs %d: expected a positive number", epochs)
+	case !(lr > 0) || math.IsInf(lr, 0):
+		return nil, dataset.Invalidf("ptsne: LearningRate %v: expected a positive number", lr)
+	}
+	raw := d.X.RawMatrix()
+	for i := range n {
+		for j, v := range raw.Data[i*raw.Stride : i*raw.Stride+h] {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, dataset.Invalidf("ptsne: row %d column %d is %v", i+1, j+1, v)
+			}
+		}
+	}
+	sizes := append(append([]int{h}, hidden...), dim)
+	m := &Model{Sizes: sizes, Mean: make([]float64, h)}
+	for i := range n {
+		floats.Add(m.Mean, d.X.RawRowView(i))
+	}
+	floats.Scale(1/float64(n), m.Mean)
+	var ss float64
+	for i := range n {
+		for j, v := range d.X.RawRowView(i) {
+			ss += (v - m.Mean[j]) * (v - m.Mean[j])
+		}
+	}
+	m.Scale = math.Sqrt(ss / float64(n))
+	if m.Scale == 0 {
+		m.Scale = 1
+	}
+	rng := rand.New(rand.NewPCG(e.Seed, 0x7074736e65))
+	m.Theta = initTheta(sizes, rng)
+
+	tr := newTrainer(sizes, batch, perp, dof)
+	var opt minibatch.Adam
+	opt.Reset(len(m.Theta))
+	grad := make([]float64, len(m.Theta))
+	perm := make([]int, n)
+	for i := range perm {
+		perm[i] = i
+	}
+	nb := max(1, n/batch)
+	for ep := range epochs {
+		rng.Shuffle(n, func(a, b int) { perm[a], perm[b] = perm[b], perm[a] })
+		var cost float64
+		for b := range nb {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			lo, hi := minibatch.Span(b, nb, n)
+			tr.load(d.X, perm[lo:hi], m.Mean, m.Scale)
+			cost += tr.costGrad(m.Theta, grad)
+			opt.Step(m.Theta, grad, lr)
+			e.Progress.Report("ptsne", ep*nb+b+1, epochs*nb)
+		}
+		m.Cost = append(m.Cost, cost/float64(nb))
+		if math.IsNaN(cost) || math.IsInf(cost, 0) {
+			return nil, dataset.Invalidf("ptsne: the cost diverged in epoch %d: lower LearningRate (%g)", ep+1, lr)
+		}
+	}
+	m.y = new(mat.Dense)
+	if err := m.Transform(m.y, d.X); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// initTheta draws Glorot-uniform weights; biases start at zero.
+func initTheta(sizes []int, rng *rand.Rand) []float64 {
+	var theta []float64
+	for l := 1; l < len(sizes); l++ {
+		in, out := sizes[l-1], sizes[l]
+		lim := math.Sqrt(6 / float64(in+out))
+		for range in * out {
+			theta = append(theta, lim*(2*rng.Float64()-1))
+		}
+		theta = append(theta, make([]float64, out)...)
+	}
+	return theta
+}
+
+// net is a multilayer perceptron's activations for up to rows rows.
+type net struct {
+	sizes []int
+	rows  int
+	act   []*mat.Dense // act[0] is the input, act[L] the output
+	delta []*mat.Dense // ∂C/∂(pre-activation) per layer 1..L
+}
+
+func newNet(sizes []int, rows int) *net {
+	n := &net{sizes: sizes, rows: rows}
+	for _, s := range sizes {
+		n.act = append(n.act, mat.NewDense(rows, s, nil))
+		n.delta = append(n.delta, mat.NewDense(rows, s, nil))
+	}
+	return n
+}
+
+func (n *net) out() *mat.Dense { return n.act[len(n.act)-1] }
+
+// layer returns views of layer l's weights (in×out) and biases in theta.
+func layer(sizes []int, theta []float64, l int) (w *mat.Dense, b []float64) {
+	off := 0
+	for k := 1; k < l; k++ {
+		off += sizes[k-1]*sizes[k] + sizes[k]
+	}
+	in, out := sizes[l-1], sizes[l]
+	return mat.NewDense(in, out, theta[off:off+in*out]), theta[off+in*out : off+in*out+out]
+}
+
+// forward computes every layer's activations for the input x (rows×H).
+func (n *net) forward(theta []float64, x *mat.Dense) {
+	n.act[0].Copy(x)
+	last := len(n.sizes) - 1
+	for l := 1; l <= last; l++ {
+		w, b := layer(n.sizes, theta, l)
+		a := n.act[l]
+		a.Mul(n.act[l-1], w)
+		for i := range n.rows {
+			row := a.RawRowView(i)
+			floats.Add(row, b)
+			if l < last {
+				for j, v := range row {
+					row[j] = 1 / (1 + math.Exp(-v))
+				}
+			}
+		}
+	}
+}
+
+// backward sets grad to ∂C/∂θ given ∂C/∂y in n.delta[L].
+func (n *net) backward(theta, grad []float64) {
+	last := len(n.sizes) - 1
+	for l := last; l >= 1; l-- {
+		w, _ := layer(n.sizes, theta, l)
+		gw, gb := layer(n.sizes, grad, l)
+		gw.Mul(n.act[l-1].T(), n.delta[l])
+		clear(gb)
+		for i := range n.rows {
+			floats.Add(gb, n.delta[l].RawRowView(i))
+		}
+		if l > 1 {
+			dp := n.delta[l-1]
+			dp.Mul(n.delta[l], w.T())
+			a := n.act[l-1]
+			for i := range n.rows {
+				drow, arow := dp.RawRowView(i), a.RawRowView(i)
+				for j, v := range arow {
+					drow[j] *= v * (1 - v)
+				}
+			}
+		}
+	}
+}
+
+// trainer holds one batch's input rows and P, and the network's buffers.
+type trainer struct {
+	sizes []int
+	perp  float64
+	dof   float64
+	net   *net
+	p     *mat.Dense // b×b joint P of the loaded batch
+	rows  int
+	x     *mat.Dense
+	d2    []float64
+}
+
+func newTrainer(sizes []int, batch int, perp, dof float64) *trainer {
+	return &trainer{sizes: sizes, perp: perp, dof: dof, net: newNet(sizes, batch), p: mat.NewDense(batch, batch, nil),
+		x: mat.NewDense(batch, sizes[0], nil), d2: make([]float64, batch-1)}
+}
+
+// load normalises the rows idx of x into the batch and computes their P.
+func (t *trainer) load(x *mat.Dense, idx []int, mean []float64, scale float64) {
+	b := len(idx)
+	if b != t.rows {
+		t.rows = b
+		t.net = newNet(t.sizes, b)
+		t.p = mat.NewDense(b, b, nil)
+		t.x = mat.NewDense(b, t.sizes[0], nil)
+		t.d2 = make([]float64, b-1)
+	}
+	for a, i := range idx {
+		row := t.x.RawRowView(a)
+		for j, v := range x.RawRowView(i) {
+			row[j] = (v - mean[j]) / scale
+		}
+	}
+	t.setP()
+}
+
+// setP computes the joint P of the loaded rows.
+func (t *trainer) setP() {
+	b := t.rows
+	var g mat.Dense
+	g.Mul(t.x, t.x.T())
+	norm := make([]float64, b)
+	for i := range b {
+		norm[i] = g.At(i, i)
+	}
+	cond := t.p
+	for i := range b {
+		k := 0
+		for j := range b {
+			if j != i {
+				t.d2[k] = math.Max(norm[i]+norm[j]-2*g.At(i, j), 0)
+				k++
+			}
+		}
+		s2 := affinity.Sigma2(t.d2, t.perp, affinity.Exact)
+		amin := affinity.Min(t.d2)
+		var z float64
+		for _, v := range t.d2 {
+			z += math.Exp(-(v - amin) / s2)
+		}
+		k = 0
+		row := cond.RawRowView(i)
+		for j := range b {
+			if j != i {
+				row[j] = math.Exp(-(t.d2[k]-amin)/s2) / z
+				k++
+			}
+		}
+	}
+	// Symmetrise in place: p_ij = (p_{j|i} + p_{i|j})/2b.
+	for i := range b {
+		t.p.Set(i, i, 0)
+		for j := i + 1; j < b; j++ {
+			v := (cond.At(i, j) + cond.At(j, i)) / float64(2*b)
+			t.p.Set(i, j, v)
+			t.p.Set(j, i, v)
+		}
+	}
+}
+
+// costGrad returns KL(P‖Q) of the loaded batch at θ and sets grad = ∂C/∂θ.
+func (t *trainer) costGrad(theta, grad []float64) float64 {
+	n := t.net
+	n.forward(theta, t.x)
+	y := n.out()
+	b, dim := y.Dims()
+	alpha := t.dof
+	expo := -(alpha + 1) / 2
+	w := make([]float64, b*b)
+	kernel := func(v float64) float64 { return math.Pow(v, expo) }
+	if alpha == 1 {
+		kernel = func(v float64) float64 { return 1 / v }
+	}
+	var z float64
+	for i := range b {
+		yi := y.RawRowView(i)
+		for j := range b {
+			if j == i {
+				continue
+			}
+			var d2 float64
+			for k, v := range yi {
+				e := v - y.At(j, k)
+				d2 += e * e
+			}
+			v := 1 + d2/alpha
+			w[i*b+j] = v
+			z += kernel(v)
+		}
+	}
+	var cost float64
+	gy := n.delta[len(n.delta)-1]
+	gy.Zero()
+	c := (2*alpha + 2) / alpha
+	for i := range b {
+		gi := gy.RawRowView(i)
+		yi := y.RawRowView(i)
+		for j := range b {
+			if j == i {
+				continue
+			}
+			v := w[i*b+j]
+			q := kernel(v) / z
+			p := t.p.At(i, j)
+			if p > 0 {
+				cost += p * math.Log(p/q)
+			}
+			s := c * (p - q) / v
+			yj := y.RawRowView(j)
+			for k := range dim {
+				gi[k] += s * (yi[k] - yj[k])
+			}
+		}
+	}
+	n.backward(theta, grad)
+	return cost
+}

@@ -1,0 +1,223 @@
+package ptsne
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"runtime"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/dataset"
+	"lowdim/linproj"
+	"lowdim/modelio"
+	"lowdim/modelio/modeliotest"
+	"lowdim/quality"
+)
+
+func rangeN(n int) []int {
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	return idx
+}
+
+// TestGradient: central differences of the batch cost KL(P‖Q) against the back-propagated
+// gradient for every parameter of a 6–5–4–2 network on 12 rows, for α = 1 and α = 2.5.
+func TestGradient(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	x := mat.NewDense(12, 6, nil)
+	for i := range 12 {
+		for j := range 6 {
+			x.Set(i, j, r.NormFloat64())
+		}
+	}
+	sizes := []int{6, 5, 4, 2}
+	for _, alpha := range []float64{1, 2.5} {
+		theta := initTheta(sizes, r)
+		for i := range theta {
+			theta[i] += 0.3 * r.NormFloat64() // biases too
+		}
+		tr := newTrainer(sizes, 12, 4, alpha)
+		tr.load(x, rangeN(12), make([]float64, 6), 1)
+		grad := make([]float64, len(theta))
+		tr.costGrad(theta, grad)
+		scratch := make([]float64, len(theta))
+		const h = 1e-6
+		for k := range theta {
+			v := theta[k]
+			theta[k] = v + h
+			fp := tr.costGrad(theta, scratch)
+			theta[k] = v - h
+			fm := tr.costGrad(theta, scratch)
+			theta[k] = v
+			num := (fp - fm) / (2 * h)
+			if math.Abs(num-grad[k]) > 1e-6*math.Max(1e-3, math.Abs(num)) {
+				t.Errorf("α = %g, θ[%d]: back-propagated %.10g, central difference %.10g", alpha, k, grad[k], num)
+			}
+		}
+	}
+}
+
+// TestPRows: each batch's P is symmetric, sums to 1 and has a zero diagonal.
+func TestPRows(t *testing.T) {
+	d := dataset.Digits().Subset(rangeN(50))
+	tr := newTrainer([]int{64, 3, 2}, 50, 10, 1)
+	tr.load(d.X, rangeN(50), make([]float64, 64), 16)
+	var sum float64
+	for i := range 50 {
+		if tr.p.At(i, i) != 0 {
+			t.Fatalf("p_%d%d = %v", i, i, tr.p.At(i, i))
+		}
+		for j := range 50 {
+			sum += tr.p.At(i, j)
+			if tr.p.At(i, j) != tr.p.At(j, i) {
+				t.Fatalf("P not symmetric at %d,%d", i, j)
+			}
+		}
+	}
+	if math.Abs(sum-1) > 1e-12 {
+		t.Errorf("Σ p_ij = %v", sum)
+	}
+}
+
+// TestFit: on 1,000 digits a small network (64–100–2) keeps neighbourhoods better than PCA:
+// 5-NN error and trustworthiness T(20) both better, the cost falls, and Transform of the
+// training rows is the embedding. It is also the same bytes on 1 and 2 workers.
+func TestFit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a parametric t-SNE fit of 1,000 rows")
+	}
+	d := dataset.Digits().Subset(rangeN(1000))
+	ctx := context.Background()
+	e := Embedder{Hidden: []int{100}, Batch: 500, Epochs: 100, LearningRate: 1e-2, Seed: 1}
+	fit := func(procs int) *Model {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		m, err := e.Fit(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.(*Model)
+	}
+	m := fit(2)
+	pca, err := linproj.PCA{}.Fit(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	score := func(y *mat.Dense) (float64, float64) {
+		e, err := quality.KNNError(ctx, y, d.Labels, quality.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		tr, err := quality.Trustworthiness(ctx, d.X, y, quality.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return e, tr[len(tr)-1]
+	}
+	e1, t1 := score(m.Embedding())
+	e0, t0 := score(pca.Embedding())
+	t.Logf("cost %.3f → %.3f; 5-NN error %.3f (PCA %.3f), T(20) %.4f (PCA %.4f)", m.Cost[0], m.Cost[len(m.Cost)-1], e1, e0, t1, t0)
+	if !(e1 < e0 && t1 > t0) {
+		t.Errorf("no better than PCA")
+	}
+	if !(m.Cost[len(m.Cost)-1] < m.Cost[0]) {
+		t.Errorf("cost rose from %v to %v", m.Cost[0], m.Cost[len(m.Cost)-1])
+	}
+	var y mat.Dense
+	if err := m.Transform(&y, d.X); err != nil || !mat.Equal(&y, m.Embedding()) {
+		t.Errorf("Transform of the training rows differs from the embedding (%v)", err)
+	}
+	if m1 := fit(1); !mat.Equal(m1.Embedding(), m.Embedding()) {
+		t.Error("GOMAXPROCS 1 and 2 give different embeddings")
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	x := mat.NewDense(4, 2, []float64{0, 1, 1, 0, 2, 2, 3, 1})
+	for _, c := range []struct {
+		name string
+		d    *dataset.Set
+		e    Embedder
+		want string
+	}{
+		{"nil", nil, Embedder{}, "no data"},
+		{"perplexity", &dataset.Set{X: x}, Embedder{}, "Perplexity 30 out of range"},
+		{"hidden", &dataset.Set{X: x}, Embedder{Hidden: []int{0}, Perplexity: 2}, "Hidden"},
+		{"tiny", &dataset.Set{X: mat.NewDense(2, 1, []float64{0, 1})}, Embedder{}, "at least 3"},
+		{"NaN", &dataset.Set{X: mat.NewDense(4, 1, []float64{0, 1, math.NaN(), 2})}, Embedder{Perplexity: 2}, "NaN"},
+	} {
+		_, err := c.e.Fit(context.Background(), c.d)
+		if err == nil || !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: error %v, want one wrapping ErrInvalid and saying %q", c.name, err, c.want)
+		}
+	}
+}
+
+// TestTransformChunks: rows beyond one chunk (here 2 rows: θ has 26 numbers, the layers 9 units)
+// embed as they do alone.
+func TestTransformChunks(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 1))
+	sizes := []int{3, 4, 2}
+	m := &Model{Sizes: sizes, Theta: initTheta(sizes, r), Mean: []float64{1, 2, 3}, Scale: 2}
+	x := mat.NewDense(transformChunk+7, 3, nil)
+	for i := range transformChunk + 7 {
+		for j := range 3 {
+			x.Set(i, j, r.NormFloat64())
+		}
+	}
+	var all, one mat.Dense
+	if err := m.Transform(&all, x); err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{0, transformChunk - 1, transformChunk, transformChunk + 6} {
+		one.Reset()
+		if err := m.Transform(&one, x.Slice(i, i+1, 0, 3)); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.EqualApprox(&one, all.Slice(i, i+1, 0, 2), 1e-12) {
+			t.Errorf("row %d: alone %v, in the batch %v", i, mat.Formatted(&one), mat.Formatted(all.Slice(i, i+1, 0, 2)))
+		}
+	}
+}
+
+// TestModelFile: a saved model loads back and transforms to the same bytes.
+func TestModelFile(t *testing.T) {
+	d := dataset.Digits().Subset(rangeN(60))
+	m, err := Embedder{Hidden: []int{8}, Epochs: 2, Perplexity: 10, Seed: 2}.Fit(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := modelio.Encode(&buf, m.(*Model)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := modelio.Decode(&buf, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b mat.Dense
+	if err := m.(*Model).Transform(&a, d.X); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.(*Model).Transform(&b, d.X); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(&a, &b) || !mat.Equal(got.(*Model).Embedding(), m.Embedding()) {
+		t.Error("the loaded model embeds differently")
+	}
+}
+
+func FuzzDecodePtsne(f *testing.F) {
+	r := rand.New(rand.NewPCG(1, 1))
+	sizes := []int{3, 4, 2}
+	m := &Model{Sizes: sizes, Theta: initTheta(sizes, r), Mean: []float64{1, 2, 3}, Scale: 2, Cost: []float64{1.5}}
+	m.y = mat.NewDense(2, 2, []float64{1, 2, 3, 4})
+	p, _ := m.MarshalBinary()
+	modeliotest.FuzzPayload(f, decode, version, nil, p)
+}
