@@ -316,7 +316,7 @@ func (r *PEReport) WriteMarkdown(w io.Writer) error {
 			}
 			p("\n")
 			for _, row := range t.EtaSweep {
-				p("| %.3g (%g·n) | %.6g |", row.EtaPhi, row.EtaPhi/float64(t.N), row.Cost)
+				p("| %.3g (%.3g·n) | %.6g |", row.EtaPhi, row.EtaPhi/float64(t.N), row.Cost)
 				for _, j := range cols {
 					p(" %.3f |", row.Prec[j])
 				}
