@@ -1,0 +1,174 @@
+// Point renderers of the page: WebGL2 (one draw call of n points, positions uploaded once per
+// change as float32 pairs, colours as RGBA bytes) and, where WebGL2 is missing, canvas 2D
+// (points stamped into one ImageData per frame). Both take the same calls:
+//
+//   r.setPositions(Float32Array n×2)  r.setColours(Uint32Array RGBA, order)  r.setFlags(Uint8Array|null)
+//   r.draw({cx, cy, k}, W, H, size)   r.kind ('webgl2' | '2d')
+//
+// order (Int32Array or null) is the drawing order, later on top; flags[i] = 0 dims record i
+// (not selected) and draws it below every record of flag 1, whatever the order.
+//
+// Why hand-written shaders and no library: the page needs one kind of mark (a round point of
+// one size), per-point colour and a dimmed state. That is ~40 lines of GLSL and buffer code,
+// against regl-scatterplot's ~100 kB bundle (regl, pub-sub, kdbush, a build step with esbuild
+// and a vendored copy to keep up to date) for features the page does not use; the binary
+// embeds the assets and must build and run with no network or npm, so a library would have to
+// be committed bundled anyway.
+
+const VS = `#version 300 es
+in vec2 a_pos;
+in vec4 a_col;
+in float a_flag;
+uniform vec2 u_c;
+uniform vec2 u_s;
+uniform float u_size;
+out vec4 v_col;
+void main() {
+  // Dimmed points lie behind (depth 0.5) the others (0): the depth test keeps them under.
+  gl_Position = vec4((a_pos - u_c) * u_s, a_flag > 0.5 ? 0.0 : 0.5, 1.0);
+  gl_PointSize = u_size;
+  v_col = a_flag > 0.5 ? a_col : vec4(mix(a_col.rgb, vec3(1.0), 0.82), 1.0);
+}`;
+
+const FS = `#version 300 es
+precision mediump float;
+in vec4 v_col;
+uniform float u_round;
+out vec4 o;
+void main() {
+  vec2 d = gl_PointCoord - 0.5;
+  if (u_round > 0.5 && dot(d, d) > 0.25) discard;
+  o = v_col;
+}`;
+
+function compile(gl, type, src) {
+  const s = gl.createShader(type);
+  gl.shaderSource(s, src);
+  gl.compileShader(s);
+  if (!gl.getShaderParameter(s, gl.COMPILE_STATUS)) throw new Error('shader: ' + gl.getShaderInfoLog(s));
+  return s;
+}
+
+// glRenderer returns a WebGL2 renderer on canvas, or null when the browser has no WebGL2.
+export function glRenderer(canvas) {
+  const gl = canvas.getContext('webgl2', { antialias: false, alpha: false, depth: true, preserveDrawingBuffer: true });
+  if (!gl) return null;
+  const prog = gl.createProgram();
+  gl.attachShader(prog, compile(gl, gl.VERTEX_SHADER, VS));
+  gl.attachShader(prog, compile(gl, gl.FRAGMENT_SHADER, FS));
+  gl.linkProgram(prog);
+  if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('program: ' + gl.getProgramInfoLog(prog));
+  const loc = (name) => gl.getAttribLocation(prog, name);
+  const u = (name) => gl.getUniformLocation(prog, name);
+  const U = { c: u('u_c'), s: u('u_s'), size: u('u_size'), round: u('u_round') };
+  const vao = gl.createVertexArray();
+  gl.bindVertexArray(vao);
+  const buf = (attr, size, type, norm) => {
+    const b = gl.createBuffer();
+    gl.bindBuffer(gl.ARRAY_BUFFER, b);
+    gl.enableVertexAttribArray(attr);
+    gl.vertexAttribPointer(attr, size, type, norm, 0, 0);
+    return b;
+  };
+  const pos = buf(loc('a_pos'), 2, gl.FLOAT, false);
+  const col = buf(loc('a_col'), 4, gl.UNSIGNED_BYTE, true);
+  const flag = buf(loc('a_flag'), 1, gl.UNSIGNED_BYTE, false);
+  const elems = gl.createBuffer();
+  gl.bindVertexArray(null);
+  let n = 0, ordered = false, flagsN = 0;
+  const r = {
+    kind: 'webgl2', gl,
+    setPositions(p) {
+      n = p.length / 2;
+      gl.bindBuffer(gl.ARRAY_BUFFER, pos);
+      gl.bufferData(gl.ARRAY_BUFFER, p, gl.DYNAMIC_DRAW);
+      if (flagsN !== n) r.setFlags(null);
+    },
+    setColours(c, order) {
+      gl.bindBuffer(gl.ARRAY_BUFFER, col);
+      gl.bufferData(gl.ARRAY_BUFFER, new Uint8Array(c.buffer, c.byteOffset, c.byteLength), gl.STATIC_DRAW);
+      ordered = !!order;
+      if (order) {
+        gl.bindVertexArray(vao);
+        gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, elems);
+        gl.bufferData(gl.ELEMENT_ARRAY_BUFFER, new Uint32Array(order.buffer, order.byteOffset, order.length), gl.STATIC_DRAW);
+        gl.bindVertexArray(null);
+      }
+    },
+    setFlags(f) {
+      gl.bindBuffer(gl.ARRAY_BUFFER, flag);
+      gl.bufferData(gl.ARRAY_BUFFER, f || new Uint8Array(n).fill(1), gl.DYNAMIC_DRAW);
+      flagsN = n;
+    },
+    draw(v, W, H, size) {
+      gl.viewport(0, 0, W, H);
+      gl.clearColor(1, 1, 1, 1);
+      gl.clearDepth(1);
+      gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+      gl.enable(gl.DEPTH_TEST);
+      gl.depthFunc(gl.LEQUAL); // equal depth: the later point wins, as in the 2-D order
+      gl.useProgram(prog);
+      gl.uniform2f(U.c, v.cx, v.cy);
+      gl.uniform2f(U.s, 2 * v.k / W, 2 * v.k / H);
+      gl.uniform1f(U.size, size);
+      gl.uniform1f(U.round, size > 2.5 ? 1 : 0);
+      gl.bindVertexArray(vao);
+      if (ordered) gl.drawElements(gl.POINTS, n, gl.UNSIGNED_INT, 0);
+      else gl.drawArrays(gl.POINTS, 0, n);
+      gl.bindVertexArray(null);
+    },
+    finish() { gl.finish(); },
+  };
+  return r;
+}
+
+// canvasRenderer returns the canvas-2D renderer: each frame stamps every point into one
+// ImageData (a few milliseconds for 100,000 points).
+export function canvasRenderer(canvas) {
+  const ctx = canvas.getContext('2d');
+  let p = new Float32Array(0), col = new Uint32Array(0), dim = new Uint32Array(0), order = null, flags = null, seq = null;
+  let img = null, px = null;
+  // sequence: the drawing order with the dimmed records first.
+  const sequence = () => {
+    const n = p.length / 2, base = order || Int32Array.from({ length: n }, (_, i) => i);
+    if (!flags) return base;
+    const out = new Int32Array(n);
+    let a = 0;
+    for (const i of base) if (!flags[i]) out[a++] = i;
+    for (const i of base) if (flags[i]) out[a++] = i;
+    return out;
+  };
+  return {
+    kind: '2d',
+    setPositions(q) { p = q; seq = null; },
+    setColours(c, o) {
+      col = c; order = o; seq = null;
+      dim = c.map((v) => { // 82% of the way to white, as the shader does
+        const w = (x) => Math.round(x + 0.82 * (255 - x));
+        return (255 << 24 | w(v >> 16 & 255) << 16 | w(v >> 8 & 255) << 8 | w(v & 255)) >>> 0;
+      });
+    },
+    setFlags(f) { flags = f; seq = null; },
+    draw(v, W, H, size) {
+      if (!img || img.width !== W || img.height !== H) { img = ctx.createImageData(W, H); px = new Uint32Array(img.data.buffer); }
+      if (!seq) seq = sequence();
+      px.fill(0xffffffff);
+      const hw = W / 2, hh = H / 2, k = v.k, cx = v.cx, cy = v.cy, R = Math.max(0.5, size / 2);
+      const offs = [];
+      for (let dy = -Math.ceil(R); dy <= Math.ceil(R); dy++)
+        for (let dx = -Math.ceil(R); dx <= Math.ceil(R); dx++)
+          if (size <= 1.5 ? dx === 0 && dy === 0 : dx * dx + dy * dy <= R * R) offs.push(dy * W + dx, dx, dy);
+      for (const i of seq) {
+        const x = Math.round(hw + (p[2 * i] - cx) * k), y = Math.round(hh - (p[2 * i + 1] - cy) * k);
+        if (x < -R - 1 || x > W + R || y < -R - 1 || y > H + R) continue;
+        const c = flags && !flags[i] ? dim[i] : col[i];
+        for (let o = 0; o < offs.length; o += 3) {
+          const xx = x + offs[o + 1], yy = y + offs[o + 2];
+          if (xx >= 0 && xx < W && yy >= 0 && yy < H) px[yy * W + xx] = c;
+        }
+      }
+      ctx.putImageData(img, 0, 0);
+    },
+    finish() {},
+  };
+}
