@@ -211,3 +211,28 @@ window.result = [];
 		t.Errorf("%d sessions: the other site's page opened some", h.Sessions())
 	}
 }
+
+// In a real browser: the explorer — two views side by side drawn by WebGL2 (and by the canvas
+// 2D fallback), lasso and box selections compared with the server's rows for the same polygon,
+// the selection table and its CSV, linked selection and hover, the thumbnail and the
+// input-space neighbours of the hovered record, per-point trustworthiness (explore.mjs).
+func TestBrowserExplore(t *testing.T) {
+	node, chromium := browserTools(t)
+	d := dataset.Digits()
+	y := mat.NewDense(d.Len(), 2, nil) // a second view: two middle pixels, jittered by the record index
+	for i := range d.Len() {
+		y.Set(i, 0, d.X.At(i, 20)+float64(i%7)/8)
+		y.Set(i, 1, d.X.At(i, 43)+float64(i%5)/6)
+	}
+	h := newHandler(t, Config{Data: d, Views: []View{{Name: "pixels 20 and 43", Y: y}}, Image: [2]int{8, 8}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	res := runNode(t, node, chromium, "explore.mjs", srv.URL+"/", out, 4*time.Minute)
+	t.Logf("%s", res)
+	for _, f := range []string{"explore-views.png", "explore-lasso.png", "explore-hover.png", "explore-canvas2d.png", "selection.csv"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
