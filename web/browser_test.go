@@ -236,3 +236,78 @@ func TestBrowserExplore(t *testing.T) {
 		}
 	}
 }
+
+// scaleResult is what scale.mjs measures.
+type scaleResult struct {
+	N           int     `json:"n"`
+	Renderer    string  `json:"renderer"`
+	FirstFrame  float64 `json:"first_frame_ms"`
+	Inked       float64 `json:"inked"`
+	Render      float64 `json:"render_ms"`
+	FrameMedian float64 `json:"frame_ms_median"`
+	FrameP95    float64 `json:"frame_ms_p95"`
+	Frames      int     `json:"frames"`
+	Draws       float64 `json:"draws_per_s"`
+	Load        float64 `json:"load"`
+}
+
+// runScale serves n seeded synthetic records (4 features, 10 blobs) as a fixed embedding — its
+// first two features — and runs scale.mjs on them. The quality sample is kept small (500 rows)
+// so that its computation, which starts with the page, does not compete with the measurement.
+func runScale(t testing.TB, node, chromium string, n int) scaleResult {
+	t.Helper()
+	d := synthetic(n, 4, 10, 1)
+	h := newHandler(t, Config{Data: d, Embedding: twoColumns(d.X), EmbeddingName: "synthetic", Sample: 500})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	res := runNode(t, node, chromium, "scale.mjs", srv.URL+"/", artifacts(t), 5*time.Minute)
+	var r scaleResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatalf("%s: %v", res, err)
+	}
+	t.Logf("%s", res)
+	return r
+}
+
+// A million points render with WebGL2 (headless chromium: SwiftShader, software GL), from a
+// request of the page to its first full frame, and the page keeps drawing them while panned.
+func TestBrowserMillion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million points in the browser: long (skipped under -short)")
+	}
+	node, chromium := browserTools(t)
+	r := runScale(t, node, chromium, 1000000)
+	if r.N != 1000000 || r.Renderer != "webgl2" {
+		t.Errorf("n %d drawn by %q, expected 1000000 by webgl2", r.N, r.Renderer)
+	}
+	// Ten blobs of a million points cover much of the plot (0.2 is far below what they ink).
+	if r.Inked < 0.2 {
+		t.Errorf("only %.3f of the plot inked by a million points", r.Inked)
+	}
+	if r.Frames < 2 || r.Draws <= 0 {
+		t.Errorf("panning drew %d frames (%.1f draws/s)", r.Frames, r.Draws)
+	}
+}
+
+// BenchmarkBrowserScale measures, in headless chromium (WebGL2 on SwiftShader: software), the
+// time from the page's request to its first full frame and the frame time while panning, at
+// 100,000 and 1,000,000 points (scale.mjs); one iteration is one page load and 3 s of panning.
+//
+//	go test -run X -bench BrowserScale -benchtime 1x -count 3 ./web
+func BenchmarkBrowserScale(b *testing.B) {
+	node, chromium := browserTools(b)
+	for _, n := range []int{100000, 1000000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			var first, med, p95 float64
+			for i := 0; i < b.N; i++ {
+				r := runScale(b, node, chromium, n)
+				first += r.FirstFrame
+				med += r.FrameMedian
+				p95 += r.FrameP95
+			}
+			b.ReportMetric(first/float64(b.N), "first-frame-ms")
+			b.ReportMetric(med/float64(b.N), "frame-ms-median")
+			b.ReportMetric(p95/float64(b.N), "frame-ms-p95")
+		})
+	}
+}

@@ -75,7 +75,7 @@ export function glRenderer(canvas) {
   const flag = buf(loc('a_flag'), 1, gl.UNSIGNED_BYTE, false);
   const elems = gl.createBuffer();
   gl.bindVertexArray(null);
-  let n = 0, ordered = false, flagsN = 0;
+  let n = 0, ordered = false, flagsN = 0, flagged = false;
   const r = {
     kind: 'webgl2', gl,
     setPositions(p) {
@@ -99,13 +99,15 @@ export function glRenderer(canvas) {
       gl.bindBuffer(gl.ARRAY_BUFFER, flag);
       gl.bufferData(gl.ARRAY_BUFFER, f || new Uint8Array(n).fill(1), gl.DYNAMIC_DRAW);
       flagsN = n;
+      flagged = !!f;
     },
     draw(v, W, H, size) {
       gl.viewport(0, 0, W, H);
       gl.clearColor(1, 1, 1, 1);
       gl.clearDepth(1);
       gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-      gl.enable(gl.DEPTH_TEST);
+      // The depth test only matters when some points are dimmed; software GL pays for it.
+      if (flagged) gl.enable(gl.DEPTH_TEST); else gl.disable(gl.DEPTH_TEST);
       gl.depthFunc(gl.LEQUAL); // equal depth: the later point wins, as in the 2-D order
       gl.useProgram(prog);
       gl.uniform2f(U.c, v.cx, v.cy);
@@ -117,7 +119,9 @@ export function glRenderer(canvas) {
       else gl.drawArrays(gl.POINTS, 0, n);
       gl.bindVertexArray(null);
     },
-    finish() { gl.finish(); },
+    // finish returns once the frame is rendered: reading a pixel back waits for it (Chromium's
+    // gl.finish need not).
+    finish() { gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, new Uint8Array(4)); },
   };
   return r;
 }
