@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -310,4 +312,32 @@ func BenchmarkBrowserScale(b *testing.B) {
 			b.ReportMetric(p95/float64(b.N), "frame-ms-p95")
 		})
 	}
+}
+
+// In a real browser: a read-only view of word counts (readonly.mjs) — hidden projection
+// exports, a sign of work while the quality computes, a one-line title, top words on hover.
+func TestBrowserReadOnly(t *testing.T) {
+	node, chromium := browserTools(t)
+	// Seeded word counts: 6000 documents of 40 words, |blob value| rounded down; the
+	// embedding is two of the counts, jittered. 6000 rows: the 3000-row quality sample
+	// takes seconds, long enough to be seen working.
+	d := synthetic(6000, 40, 3, 2)
+	raw := d.X.RawMatrix().Data
+	for k, v := range raw {
+		raw[k] = math.Floor(math.Abs(v))
+	}
+	d.FeatureNames = make([]string, 40)
+	for j := range d.FeatureNames {
+		d.FeatureNames[j] = "word" + strconv.Itoa(j)
+	}
+	y := mat.NewDense(d.Len(), 2, nil)
+	for i := range d.Len() {
+		y.Set(i, 0, d.X.At(i, 0)+float64(i%13)/13)
+		y.Set(i, 1, d.X.At(i, 1)+float64(i%11)/11)
+	}
+	h := newHandler(t, Config{Data: d, Embedding: y, Words: true, Title: "/very/long/path/to/the/data/bbc.mtx.gz — /another/long/path/to/tsne.csv"})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	t.Logf("%s", runNode(t, node, chromium, "readonly.mjs", srv.URL+"/", out, 3*time.Minute))
 }
