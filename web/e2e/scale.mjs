@@ -3,8 +3,9 @@
 // request to its first full frame (navigation start to the first draw, with a pixel read back so that
 // the frame is really rendered), that the points are drawn (the share of the plot inked), and
 // the frame time while panning — the background dragged in circles, one pointer event per
-// animation frame, for LOWDIM_SECONDS (default 3) after half a second of warm-up; every frame
-// redraws all n points. Headless chromium: WebGL2 runs on SwiftShader (software), so these are
+// animation frame, for LOWDIM_SECONDS (default 3) after half a second of warm-up — as the page
+// pans (from 200,000 points on it moves its last full frame) and redrawing all n points in
+// every frame. Headless chromium: WebGL2 runs on SwiftShader (software), so these are
 // CPU figures. Prints "RESULT {json}".
 //
 //   LOWDIM_URL=http://127.0.0.1:PORT/ LOWDIM_ARTIFACTS=DIR node scale.mjs
@@ -55,33 +56,46 @@ try {
     return ts.sort((a, b) => a - b)[2];
   });
 
+  // pan drags the background in circles, one pointer event per animation frame (dispatched in
+  // the page: Playwright's own mouse.move waits for a round trip per event), and returns the
+  // frame intervals.
   const box = await page.locator('#canvas').boundingBox();
   const [x0, y0] = [box.x + box.width / 2, box.y + box.height / 2];
-  const m = await page.evaluate(async ([x0, y0, secs]) => {
-    const L = window.lowdim, S = L.state, c = document.getElementById('canvas');
-    c.dispatchEvent(new PointerEvent('pointerdown', { clientX: x0, clientY: y0, button: 0, bubbles: true, pointerId: 1 }));
-    let k = 0, a = null;
-    const t0 = performance.now();
-    await new Promise((done) => {
-      function step() {
-        const now = performance.now();
-        if (!a && now - t0 > 500) { a = { t: now, draws: S.draws }; L.frames(); }
-        if (now - t0 > (secs + 0.5) * 1000) return done();
-        const th = k++ / 20;
-        c.dispatchEvent(new PointerEvent('pointermove', { clientX: x0 + 80 * Math.sin(th), clientY: y0 + 80 * Math.cos(th) - 80, bubbles: true, pointerId: 1 }));
+  const pan = async () => {
+    await page.mouse.move(x0, y0);
+    await page.mouse.down();
+    const m = await page.evaluate(async ([x0, y0, secs]) => {
+      const L = window.lowdim, S = L.state, c = document.getElementById('canvas');
+      let k = 0, a = null;
+      const t0 = performance.now();
+      await new Promise((done) => {
+        function step() {
+          const now = performance.now();
+          if (!a && now - t0 > 500) { a = { t: now, draws: S.draws }; L.frames(); }
+          if (now - t0 > (secs + 0.5) * 1000) return done();
+          const th = k++ / 20;
+          c.dispatchEvent(new PointerEvent('pointermove', { clientX: x0 + 80 * Math.sin(th), clientY: y0 + 80 * Math.cos(th) - 80, bubbles: true }));
+          requestAnimationFrame(step);
+        }
         requestAnimationFrame(step);
-      }
-      requestAnimationFrame(step);
-    });
-    const ft = L.frames();
-    c.dispatchEvent(new PointerEvent('pointerup', { clientX: x0, clientY: y0, bubbles: true, pointerId: 1 }));
-    return { ft, draws: S.draws - a.draws, dt: (performance.now() - a.t) / 1000 };
-  }, [x0, y0, seconds]);
-  const ft = m.ft.slice().sort((a, b) => a - b);
-  const q = (p) => ft[Math.min(ft.length - 1, Math.floor(p * ft.length))];
+      });
+      return { ft: L.frames(), draws: S.draws - a.draws, dt: (performance.now() - a.t) / 1000, panned: !!S.pan };
+    }, [x0, y0, seconds]);
+    await page.mouse.up();
+    assert.ok(m.panned, 'the drag panned the view');
+    const ft = m.ft.slice().sort((a, b) => a - b);
+    const q = (p) => ft[Math.min(ft.length - 1, Math.floor(p * ft.length))];
+    return { median: q(0.5), p95: q(0.95), frames: ft.length, draws_per_s: m.draws / m.dt };
+  };
+  // As the page pans (the last full frame moved, from 200,000 points on), then redrawing every
+  // point in every frame.
+  const fast = await pan();
+  await page.evaluate(() => { window.lowdim.state.fastN = Infinity; });
+  const full = await pan();
   const r = {
     n: first.n, renderer: first.renderer, first_frame_ms: first.firstFrame, inked, render_ms: render,
-    frame_ms_median: q(0.5), frame_ms_p95: q(0.95), frames: ft.length, draws_per_s: m.draws / m.dt, load,
+    frame_ms_median: fast.median, frame_ms_p95: fast.p95, frames: fast.frames, draws_per_s: fast.draws_per_s,
+    full_frame_ms_median: full.median, full_frame_ms_p95: full.p95, full_frames: full.frames, load,
   };
   assert.deepEqual(problems, [], 'the page logged errors');
   console.log('RESULT ' + JSON.stringify(r));

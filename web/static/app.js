@@ -30,12 +30,19 @@ function newView(index, name) {
   if (!r) r = canvasRenderer(base);
   return {
     index, name, el, base, ov, octx: ov.getContext('2d'), r,
-    pos: new Float32Array(0), view: { cx: 0, cy: 0, k: 1 }, k0: 1, W: 1, H: 1, dpr: 1,
+    pos: new Float32Array(0), view: { cx: 0, cy: 0, k: 1 }, k0: 1, W: 1, H: 1, dpr: 1, lastWheel: -1e9,
   };
 }
 
 // RENDERER is 'webgl2' unless the address asks for ?renderer=2d.
 const RENDERER = new URLSearchParams(location.search).get('renderer') === '2d' ? '2d' : 'webgl2';
+
+
+// FAST_N: from this many records on, a view in motion (panned, or zoomed in the last 200 ms)
+// shows its last full frame moved rather than redrawing every point (render.js); ?fast=N sets
+// it (the benchmarks compare). On a GPU 200,000 points redraw in well under a frame; in
+// software GL (SwiftShader) 100,000 take ~0.1 s and a million ~1 s on the loaded test machine.
+const FAST_N = +(new URLSearchParams(location.search).get('fast') || 200000);
 
 // S is the page's whole state; window.lowdim exposes it to the browser tests. S.pos, S.view, S.W,
 // S.H and S.dpr are those of the main view.
@@ -52,7 +59,7 @@ const S = {
   drag: null, pan: null,
   pendingMove: null, moveInflight: false, chain: Promise.resolve(), busy: 0,
   dirty: true, frames: 0, draws: 0, updates: 0, rev: 0, frameTimes: [], lastFrame: 0, firstFrame: 0,
-  renderer: '', ready: false, errors: [],
+  renderer: '', ready: false, errors: [], fastN: FAST_N,
 };
 for (const key of ['pos', 'view', 'W', 'H', 'dpr']) {
   Object.defineProperty(S, key, { get: () => S.views[0][key], set: (v) => { S.views[0][key] = v; } });
@@ -281,8 +288,11 @@ function pointSize(V) {
   return Math.min(12, base * Math.max(1, Math.sqrt(V.view.k / V.k0))) * V.dpr;
 }
 
+// moving reports whether view V is being panned or zoomed (a full redraw follows when it stops).
+const moving = (V) => S.n >= S.fastN && ((S.pan && S.pan.V === V) || performance.now() - V.lastWheel < 200);
+
 function drawView(V) {
-  V.r.draw(V.view, V.W, V.H, pointSize(V));
+  V.r.draw(V.view, V.W, V.H, pointSize(V), moving(V));
   const ctx = V.octx, p = V.pos, col = S.colours, d = V.dpr;
   ctx.clearRect(0, 0, V.W, V.H);
   const at = (i) => toScreenV(V, p[2 * i], p[2 * i + 1]);
@@ -469,7 +479,7 @@ function listen(V) {
   const c = V.ov;
   c.addEventListener('pointerdown', (e) => {
     if (!S.ready || e.button !== 0) return;
-    c.setPointerCapture(e.pointerId);
+    try { c.setPointerCapture(e.pointerId); } catch { /* a synthetic event's pointer (tests) */ }
     const [sx, sy] = eventXY(V, e);
     if (S.tool !== 'pan') {
       S.lasso = { view: V.index, box: S.tool === 'box', pts: [[sx, sy]] };
@@ -540,7 +550,7 @@ function listen(V) {
       // After the last move has been sent and answered: the lists and the slow measures.
       if (changed) idle().then(() => { listControls(); afterChange(); });
     }
-    if (S.pan) { S.pan = null; c.classList.remove('grab'); }
+    if (S.pan) { S.pan = null; c.classList.remove('grab'); S.dirty = true; } // the full frame
   };
   c.addEventListener('pointerup', end);
   c.addEventListener('pointercancel', end);
@@ -553,6 +563,9 @@ function listen(V) {
     V.view.cx = x - (sx - V.W / 2) / V.view.k;  // keep the data point under the cursor
     V.view.cy = y + (sy - V.H / 2) / V.view.k;
     S.dirty = true;
+    V.lastWheel = performance.now();
+    clearTimeout(V.wheelTimer);
+    V.wheelTimer = setTimeout(() => { S.dirty = true; }, 220); // the full frame once zooming stops
   }, { passive: false });
 
   c.addEventListener('pointerleave', () => { if (S.hover >= 0 && !S.lasso && !S.pan) { S.hover = -1; $('tip').hidden = true; S.dirty = true; } });

@@ -3,7 +3,13 @@
 // (points stamped into one ImageData per frame). Both take the same calls:
 //
 //   r.setPositions(Float32Array n×2)  r.setColours(Uint32Array RGBA, order)  r.setFlags(Uint8Array|null)
-//   r.draw({cx, cy, k}, W, H, size)   r.kind ('webgl2' | '2d')
+//   r.draw({cx, cy, k}, W, H, size, fast)   r.kind ('webgl2' | '2d')
+//
+// With fast set (the view is moving: a pan or a zoom under way) the WebGL2 renderer does not
+// redraw the points: it shows the last full frame, kept in a texture, shifted and scaled to the
+// new view — O(pixels) instead of O(n), which is what makes a million points pan smoothly in
+// software GL (SwiftShader takes about a second per million points on the loaded test machine).
+// Areas the last frame did not cover stay blank until the motion ends and the page redraws.
 //
 // order (Int32Array or null) is the drawing order, later on top; flags[i] = 0 dims record i
 // (not selected) and draws it below every record of flag 1, whatever the order.
@@ -41,6 +47,23 @@ void main() {
   o = v_col;
 }`;
 
+// The blit: the cached frame as a quad over the data rectangle it showed.
+const BVS = `#version 300 es
+in vec2 a_corner;
+uniform vec2 u_lo, u_hi, u_c, u_s;
+out vec2 v_uv;
+void main() {
+  gl_Position = vec4((mix(u_lo, u_hi, a_corner) - u_c) * u_s, 0.0, 1.0);
+  v_uv = a_corner;
+}`;
+
+const BFS = `#version 300 es
+precision mediump float;
+in vec2 v_uv;
+uniform sampler2D u_tex;
+out vec4 o;
+void main() { o = texture(u_tex, v_uv); }`;
+
 function compile(gl, type, src) {
   const s = gl.createShader(type);
   gl.shaderSource(s, src);
@@ -53,14 +76,31 @@ function compile(gl, type, src) {
 export function glRenderer(canvas) {
   const gl = canvas.getContext('webgl2', { antialias: false, alpha: false, depth: true, preserveDrawingBuffer: true });
   if (!gl) return null;
-  const prog = gl.createProgram();
-  gl.attachShader(prog, compile(gl, gl.VERTEX_SHADER, VS));
-  gl.attachShader(prog, compile(gl, gl.FRAGMENT_SHADER, FS));
-  gl.linkProgram(prog);
-  if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('program: ' + gl.getProgramInfoLog(prog));
+  const link = (vs, fs) => {
+    const prog = gl.createProgram();
+    gl.attachShader(prog, compile(gl, gl.VERTEX_SHADER, vs));
+    gl.attachShader(prog, compile(gl, gl.FRAGMENT_SHADER, fs));
+    gl.linkProgram(prog);
+    if (!gl.getProgramParameter(prog, gl.LINK_STATUS)) throw new Error('program: ' + gl.getProgramInfoLog(prog));
+    return prog;
+  };
+  const prog = link(VS, FS), bprog = link(BVS, BFS);
   const loc = (name) => gl.getAttribLocation(prog, name);
   const u = (name) => gl.getUniformLocation(prog, name);
   const U = { c: u('u_c'), s: u('u_s'), size: u('u_size'), round: u('u_round') };
+  const bu = (name) => gl.getUniformLocation(bprog, name);
+  const B = { lo: bu('u_lo'), hi: bu('u_hi'), c: bu('u_c'), s: bu('u_s'), tex: bu('u_tex') };
+  // The blit's quad, and the frame buffer every full frame is drawn into first.
+  const bvao = gl.createVertexArray();
+  gl.bindVertexArray(bvao);
+  gl.bindBuffer(gl.ARRAY_BUFFER, gl.createBuffer());
+  gl.bufferData(gl.ARRAY_BUFFER, new Float32Array([0, 0, 1, 0, 0, 1, 1, 1]), gl.STATIC_DRAW);
+  const ca = gl.getAttribLocation(bprog, 'a_corner');
+  gl.enableVertexAttribArray(ca);
+  gl.vertexAttribPointer(ca, 2, gl.FLOAT, false, 0, 0);
+  gl.bindVertexArray(null);
+  const fbo = gl.createFramebuffer(), tex = gl.createTexture(), depth = gl.createRenderbuffer();
+  let fw = 0, fh = 0, cached = null; // the view of the frame in tex, null when stale
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
   const buf = (attr, size, type, norm) => {
@@ -76,6 +116,60 @@ export function glRenderer(canvas) {
   const elems = gl.createBuffer();
   gl.bindVertexArray(null);
   let n = 0, ordered = false, flagsN = 0, flagged = false;
+  // points draws every point into the frame buffer's texture.
+  const points = (v, W, H, size) => {
+    if (fw !== W || fh !== H) {
+      gl.bindTexture(gl.TEXTURE_2D, tex);
+      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, W, H, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+      gl.bindRenderbuffer(gl.RENDERBUFFER, depth);
+      gl.renderbufferStorage(gl.RENDERBUFFER, gl.DEPTH_COMPONENT16, W, H);
+      gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+      gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
+      gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, depth);
+      fw = W; fh = H;
+    }
+    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
+    gl.viewport(0, 0, W, H);
+    gl.clearColor(1, 1, 1, 1);
+    gl.clearDepth(1);
+    gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
+    // The depth test only matters when some points are dimmed; software GL pays for it.
+    if (flagged) gl.enable(gl.DEPTH_TEST); else gl.disable(gl.DEPTH_TEST);
+    gl.depthFunc(gl.LEQUAL); // equal depth: the later point wins, as in the 2-D order
+    gl.useProgram(prog);
+    gl.uniform2f(U.c, v.cx, v.cy);
+    gl.uniform2f(U.s, 2 * v.k / W, 2 * v.k / H);
+    gl.uniform1f(U.size, size);
+    gl.uniform1f(U.round, size > 2.5 ? 1 : 0);
+    gl.bindVertexArray(vao);
+    if (ordered) gl.drawElements(gl.POINTS, n, gl.UNSIGNED_INT, 0);
+    else gl.drawArrays(gl.POINTS, 0, n);
+    gl.bindVertexArray(null);
+    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
+  };
+  // blit shows the texture's frame, drawn for the view cached, in view v.
+  const blit = (v, W, H) => {
+    gl.viewport(0, 0, W, H);
+    gl.disable(gl.DEPTH_TEST);
+    gl.clearColor(1, 1, 1, 1);
+    gl.clear(gl.COLOR_BUFFER_BIT);
+    gl.useProgram(bprog);
+    const c = cached, hw = W / 2 / c.k, hh = H / 2 / c.k;
+    gl.uniform2f(B.lo, c.cx - hw, c.cy - hh);
+    gl.uniform2f(B.hi, c.cx + hw, c.cy + hh);
+    gl.uniform2f(B.c, v.cx, v.cy);
+    gl.uniform2f(B.s, 2 * v.k / W, 2 * v.k / H);
+    gl.activeTexture(gl.TEXTURE0);
+    gl.bindTexture(gl.TEXTURE_2D, tex);
+    gl.uniform1i(B.tex, 0);
+    gl.bindVertexArray(bvao);
+    gl.drawArrays(gl.TRIANGLE_STRIP, 0, 4);
+    gl.bindVertexArray(null);
+  };
   const r = {
     kind: 'webgl2', gl,
     setPositions(p) {
@@ -83,11 +177,13 @@ export function glRenderer(canvas) {
       gl.bindBuffer(gl.ARRAY_BUFFER, pos);
       gl.bufferData(gl.ARRAY_BUFFER, p, gl.DYNAMIC_DRAW);
       if (flagsN !== n) r.setFlags(null);
+      cached = null;
     },
     setColours(c, order) {
       gl.bindBuffer(gl.ARRAY_BUFFER, col);
       gl.bufferData(gl.ARRAY_BUFFER, new Uint8Array(c.buffer, c.byteOffset, c.byteLength), gl.STATIC_DRAW);
       ordered = !!order;
+      cached = null;
       if (order) {
         gl.bindVertexArray(vao);
         gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, elems);
@@ -100,24 +196,14 @@ export function glRenderer(canvas) {
       gl.bufferData(gl.ARRAY_BUFFER, f || new Uint8Array(n).fill(1), gl.DYNAMIC_DRAW);
       flagsN = n;
       flagged = !!f;
+      cached = null;
     },
-    draw(v, W, H, size) {
-      gl.viewport(0, 0, W, H);
-      gl.clearColor(1, 1, 1, 1);
-      gl.clearDepth(1);
-      gl.clear(gl.COLOR_BUFFER_BIT | gl.DEPTH_BUFFER_BIT);
-      // The depth test only matters when some points are dimmed; software GL pays for it.
-      if (flagged) gl.enable(gl.DEPTH_TEST); else gl.disable(gl.DEPTH_TEST);
-      gl.depthFunc(gl.LEQUAL); // equal depth: the later point wins, as in the 2-D order
-      gl.useProgram(prog);
-      gl.uniform2f(U.c, v.cx, v.cy);
-      gl.uniform2f(U.s, 2 * v.k / W, 2 * v.k / H);
-      gl.uniform1f(U.size, size);
-      gl.uniform1f(U.round, size > 2.5 ? 1 : 0);
-      gl.bindVertexArray(vao);
-      if (ordered) gl.drawElements(gl.POINTS, n, gl.UNSIGNED_INT, 0);
-      else gl.drawArrays(gl.POINTS, 0, n);
-      gl.bindVertexArray(null);
+    draw(v, W, H, size, fast) {
+      if (!(fast && cached && fw === W && fh === H)) {
+        points(v, W, H, size);
+        cached = { ...v };
+      }
+      blit(v, W, H);
     },
     // finish returns once the frame is rendered: reading a pixel back waits for it (Chromium's
     // gl.finish need not).
