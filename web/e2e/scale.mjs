@@ -87,10 +87,10 @@ try {
     const q = (p) => ft[Math.min(ft.length - 1, Math.floor(p * ft.length))];
     return { median: q(0.5), p95: q(0.95), frames: ft.length, draws_per_s: m.draws / m.dt };
   };
-  // As the page pans (the last full frame moved, from 200,000 points on), then redrawing every
-  // point in every frame.
+  // As the page pans (the last full frame moved, from 200,000 points on or when full frames in
+  // motion are slow), then redrawing every point in every frame.
   const fast = await pan();
-  await page.evaluate(() => { window.lowdim.state.fastN = Infinity; });
+  await page.evaluate(() => { window.lowdim.state.fastN = Infinity; window.lowdim.state.motionMs = -Infinity; }); // never fast
   const full = await pan();
   const r = {
     n: first.n, renderer: first.renderer, first_frame_ms: first.firstFrame, inked, render_ms: render,

@@ -39,9 +39,11 @@ const RENDERER = new URLSearchParams(location.search).get('renderer') === '2d' ?
 
 
 // FAST_N: from this many records on, a view in motion (panned, or zoomed in the last 200 ms)
-// shows its last full frame moved rather than redrawing every point (render.js); ?fast=N sets
-// it (the benchmarks compare). On a GPU 200,000 points redraw in well under a frame; in
-// software GL (SwiftShader) 100,000 take ~0.1 s and a million ~1 s on the loaded test machine.
+// shows its last full frame moved rather than redrawing every point (render.js); below it, it
+// does so too once full frames in motion have been seen to take more than SLOW_MS (software
+// GL: SwiftShader redraws 100,000 points in ~0.1 s on the loaded test machine, a GPU in well
+// under a frame). ?fast=N sets FAST_N (the benchmarks compare).
+const SLOW_MS = 40;
 const FAST_N = +(new URLSearchParams(location.search).get('fast') || 200000);
 
 // S is the page's whole state; window.lowdim exposes it to the browser tests. S.pos, S.view, S.W,
@@ -59,7 +61,7 @@ const S = {
   drag: null, pan: null,
   pendingMove: null, moveInflight: false, chain: Promise.resolve(), busy: 0,
   dirty: true, frames: 0, draws: 0, updates: 0, rev: 0, frameTimes: [], lastFrame: 0, firstFrame: 0,
-  renderer: '', ready: false, errors: [], fastN: FAST_N,
+  renderer: '', ready: false, errors: [], fastN: FAST_N, motionMs: 0, fullInMotion: false,
 };
 for (const key of ['pos', 'view', 'W', 'H', 'dpr']) {
   Object.defineProperty(S, key, { get: () => S.views[0][key], set: (v) => { S.views[0][key] = v; } });
@@ -289,10 +291,12 @@ function pointSize(V) {
 }
 
 // moving reports whether view V is being panned or zoomed (a full redraw follows when it stops).
-const moving = (V) => S.n >= S.fastN && ((S.pan && S.pan.V === V) || performance.now() - V.lastWheel < 200);
+const moving = (V) => (S.pan && S.pan.V === V) || performance.now() - V.lastWheel < 200;
 
 function drawView(V) {
-  V.r.draw(V.view, V.W, V.H, pointSize(V), moving(V));
+  const m = moving(V), fast = m && (S.n >= S.fastN || S.motionMs > SLOW_MS);
+  V.r.draw(V.view, V.W, V.H, pointSize(V), fast);
+  if (m && !fast) S.fullInMotion = true;
   const ctx = V.octx, p = V.pos, col = S.colours, d = V.dpr;
   ctx.clearRect(0, 0, V.W, V.H);
   const at = (i) => toScreenV(V, p[2 * i], p[2 * i + 1]);
@@ -351,6 +355,10 @@ function draw() {
 function frame(t) {
   S.frames++;
   if (S.lastFrame) { S.frameTimes.push(t - S.lastFrame); if (S.frameTimes.length > 600) S.frameTimes.shift(); }
+  // The pace of frames that redrew every point in motion (a moving average): slow ones make
+  // the moving views show their last full frame instead.
+  if (S.fullInMotion && S.lastFrame) S.motionMs = 0.7 * S.motionMs + 0.3 * (t - S.lastFrame);
+  S.fullInMotion = false;
   S.lastFrame = t;
   pumpMove();
   if (S.dirty) { S.dirty = false; draw(); }
