@@ -21,8 +21,8 @@ type View struct {
 	Y    *mat.Dense // n×2 positions
 }
 
-// viewPositions returns the float32 positions of view v (0: the session's view) and whether v
-// exists. The session's lock must be held for v = 0 of an interactive session.
+// viewPositionsLocked returns the float32 positions of view v (0: the session's view, then
+// Config.Views, then the session's live fit) and whether v exists. s.mu must be held.
 func (h *Handler) viewPositionsLocked(s *session, v int) ([]byte, bool) {
 	switch {
 	case v == 0 && s.lin != nil:
@@ -32,6 +32,10 @@ func (h *Handler) viewPositionsLocked(s *session, v int) ([]byte, bool) {
 		return h.fixed, true
 	case v >= 1 && v <= len(h.views):
 		return h.views[v-1], true
+	case v == len(h.views)+1:
+		if b := s.livePositions(); b != nil {
+			return b, true
+		}
 	}
 	return nil, false
 }
@@ -126,8 +130,8 @@ func (h *Handler) postSelect(w http.ResponseWriter, r *http.Request, s *session)
 	if err := h.decode(w, r, &b); err != nil {
 		return err
 	}
-	if b.View < 0 || b.View > len(h.views) {
-		return errorf(http.StatusBadRequest, `"view": expected 0..%d, found %d`, len(h.views), b.View)
+	if b.View < 0 || b.View > len(h.views)+1 {
+		return errorf(http.StatusBadRequest, `"view": expected 0..%d (%d: the live fit), found %d`, len(h.views)+1, len(h.views)+1, b.View)
 	}
 	if len(b.Polygon) > maxPolygon || len(b.Polygon) > 0 && len(b.Polygon) < 3 {
 		return errorf(http.StatusBadRequest, `"polygon" has %d vertices: expected 3..%d (or none, to clear the selection)`, len(b.Polygon), maxPolygon)
@@ -146,7 +150,10 @@ func (h *Handler) postSelect(w http.ResponseWriter, r *http.Request, s *session)
 	}
 	var rows []int32
 	if len(xs) > 0 {
-		pos, _ := h.viewPositionsLocked(s, b.View)
+		pos, ok := h.viewPositionsLocked(s, b.View)
+		if !ok {
+			return errorf(http.StatusBadRequest, `"view": %d is the live fit's, and there is none`, b.View)
+		}
 		rows = selectRows(pos, xs, ys)
 		if rows == nil {
 			rows = []int32{}
@@ -327,7 +334,7 @@ type neighborsJSON struct {
 	K         int       `json:"k"`
 	Input     []int32   `json:"input"`
 	Distances []float64 `json:"distances"` // Euclidean, in the input space
-	Views     [][]int32 `json:"views"`     // per view, the main one first
+	Views     [][]int32 `json:"views"`     // per view, the main one first (the live fit's last)
 }
 
 // maxNeighbors bounds k of a neighbours request.
@@ -369,9 +376,10 @@ func (h *Handler) getNeighbors(w http.ResponseWriter, r *http.Request, s *sessio
 	if s.lin != nil {
 		h.applyPendingLocked(s)
 	}
-	for v := 0; v <= len(h.views); v++ {
-		pos, _ := h.viewPositionsLocked(s, v)
-		out.Views = append(out.Views, nearestInView(pos, i, k, &top))
+	for v := 0; v <= len(h.views)+1; v++ {
+		if pos, ok := h.viewPositionsLocked(s, v); ok {
+			out.Views = append(out.Views, nearestInView(pos, i, k, &top))
+		}
 	}
 	s.mu.Unlock()
 	writeJSON(w, http.StatusOK, out)

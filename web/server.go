@@ -144,6 +144,7 @@ type session struct {
 	finite  bool      // every position in buf is finite as a float32
 	u       []float64 // uncertainty buffer
 	rev     int       // bumped on every change of the view
+	live    *liveFit  // the session's live NeRV fit, if any
 	sel     []int32   // the selected records, increasing (nil: none)
 	selView int       // the view the selection was drawn in
 	// cancelQuality stops the quality computation under way, if any: a newer one replaces it.
@@ -335,6 +336,9 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /api/sessions/{id}/selection", h.withSession(h.getSelection))
 	m.HandleFunc("GET /api/sessions/{id}/selection.csv", h.withSession(h.getSelectionCSV))
 	m.HandleFunc("GET /api/sessions/{id}/neighbors/{record}", h.withSession(h.getNeighbors))
+	m.HandleFunc("POST /api/sessions/{id}/live", h.withSession(h.postLive))
+	m.HandleFunc("GET /api/sessions/{id}/live", h.withSession(h.getLive))
+	m.HandleFunc("GET /api/sessions/{id}/live/positions", h.withSession(h.getLivePositions))
 	h.mux = m
 }
 
@@ -524,6 +528,9 @@ func (h *Handler) end(id string) bool {
 	s.mu.Lock()
 	if s.cancelQuality != nil {
 		s.cancelQuality()
+	}
+	if s.live != nil {
+		s.live.cancel()
 	}
 	s.mu.Unlock()
 	return true
