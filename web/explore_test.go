@@ -168,7 +168,7 @@ func TestSelectAPI(t *testing.T) {
 		t.Errorf("CSV row %q", rows[1])
 	}
 
-	for _, bad := range []string{`{"view": 2, "polygon": []}`, `{"view": 0, "polygon": [[0, 0], [1, 1]]}`, `{"view": 0, "polygon": [[0, 0], [1, 1], [1]]}`, `{"view": 0, "polygon": [[0, 0], [1, 1], [1e999, 0]]}`} {
+	for _, bad := range []string{`{"view": 3, "polygon": []}`, `{"view": 2, "polygon": [[0, 0], [1, 1], [1, 0]]}`, `{"view": 0, "polygon": [[0, 0], [1, 1]]}`, `{"view": 0, "polygon": [[0, 0], [1, 1], [1]]}`, `{"view": 0, "polygon": [[0, 0], [1, 1], [1e999, 0]]}`} {
 		if rec := postJSON(t, h, s+"/select", bad); rec.Code != http.StatusBadRequest {
 			t.Errorf("%s: %d %s", bad, rec.Code, rec.Body)
 		}
