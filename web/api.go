@@ -136,6 +136,7 @@ type dataJSON struct {
 	Image     []int    `json:"image,omitempty"` // width and height of a row's picture
 	Words     bool     `json:"words"`           // rows are word counts
 	Names     bool     `json:"has_names"`       // rows have names
+	LiveMax   int      `json:"live_max"`        // the most records a live fit takes
 }
 
 func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
@@ -144,7 +145,7 @@ func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
 		Title: h.cfg.Title, N: h.n, H: d.Dim(), Features: d.FeatureNames, Classes: d.ClassNames,
 		Labelled: d.Labels != nil, ReadOnly: h.fixed != nil, Method: h.cfg.Interactive.Method.String(),
 		Sample: h.quality(), Sampled: h.sample != nil, Neighbors: h.cfg.Neighbors, MaxBody: h.cfg.MaxBody,
-		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord, Views: h.viewNames(), Words: h.cfg.Words, Names: d.RowNames != nil,
+		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord, Views: h.viewNames(), Words: h.cfg.Words, Names: d.RowNames != nil, LiveMax: LiveMax,
 		Image: imageDims(h.cfg.Image),
 	})
 }

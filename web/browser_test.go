@@ -350,3 +350,16 @@ func TestBrowserReadOnly(t *testing.T) {
 	out := artifacts(t)
 	t.Logf("%s", runNode(t, node, chromium, "readonly.mjs", srv.URL+"/", out, 3*time.Minute))
 }
+
+// In a real browser: NeRV live (live.mjs) — start, follow, pause, the λ slider, stop.
+func TestBrowserLive(t *testing.T) {
+	node, chromium := browserTools(t)
+	h := newHandler(t, Config{Data: dataset.Digits().Subset(seq(500))})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	t.Logf("%s", runNode(t, node, chromium, "live.mjs", srv.URL+"/", out, 4*time.Minute))
+	if _, err := os.Stat(filepath.Join(out, "live.png")); err != nil {
+		t.Error(err)
+	}
+}

@@ -762,6 +762,90 @@ $('colour').onchange = (e) => {
 window.addEventListener('resize', () => { resize(); });
 window.addEventListener('pagehide', () => { if (S.id) fetch(`api/sessions/${S.id}`, { method: 'DELETE', headers: headers(true), keepalive: true }); });
 
+// ---- NeRV live --------------------------------------------------------------------------
+
+// The live fit runs on the server in rounds of a few CG iterations; the page polls its state
+// (4 times a second while it runs), fetches the positions of each new round into its own view
+// and plots the two cost terms per round, a tick where λ changed.
+let livePoll = 0;
+
+function liveView(st) {
+  let V = S.views[st.view];
+  if (!V) {
+    V = newView(st.view, `${st.variant === 'tnerv' ? 't-NeRV' : 'NeRV'} live`);
+    S.views[st.view] = V;
+    $('views').style.gridTemplateColumns = `repeat(${Math.min(S.views.length, 3)}, 1fr)`;
+    listen(V);
+    resize();
+    V.r.setColours(S.colours, S.order);
+    S.live = { fitted: false };
+  }
+  return V;
+}
+
+async function liveAction(body) {
+  const st = await (await post('live', body)).json();
+  await showLive(st);
+  return st;
+}
+
+async function showLive(st) {
+  S.liveState = st;
+  const running = st.state === 'running', active = running || st.state === 'paused' || st.state === 'converged';
+  $('live-pause').disabled = !active;
+  $('live-pause').textContent = running ? 'Pause' : 'Resume';
+  $('live-stop').disabled = !active;
+  const p = st.progress[1] ? ` (iteration ${st.progress[0]} of ${st.progress[1]})` : '';
+  const last = st.history[st.history.length - 1];
+  $('livenote').textContent = `${st.state}: round ${st.round}${running ? p : ''}` + (last ? `; precision ${fmt(last.precision)}, recall ${fmt(last.recall)} at λ = ${last.lambda}` : st.round === 0 && running ? '; the first round anneals' : '') + (st.error ? `: ${st.error}` : '');
+  plotCosts(st.history);
+  if (st.state !== 'none') {
+    const V = liveView(st);
+    if (st.round > (S.liveRound || 0)) {
+      S.liveRound = st.round;
+      const b = await (await request(api('live/positions'))).arrayBuffer();
+      setPos(V, new Float32Array(b));
+      if (!S.live.fitted) { fitView(V); S.live.fitted = true; }
+    }
+  }
+  clearTimeout(livePoll);
+  if (running) livePoll = setTimeout(() => request(api('live')).then((r) => r.json()).then(showLive).catch(showError), 250);
+}
+
+function plotCosts(hist) {
+  const c = $('costs'), g = c.getContext('2d'), W = c.width, H = c.height;
+  g.clearRect(0, 0, W, H);
+  if (!hist.length) return;
+  const vals = hist.flatMap((h) => [h.precision, h.recall]);
+  const lo = Math.min(...vals), hi = Math.max(...vals), m = Math.max(hist.length - 1, 1);
+  const X = (k) => 6 + (W - 12) * k / m, Y = (v) => H - 14 - (H - 28) * (v - lo) / ((hi - lo) || 1);
+  g.strokeStyle = '#bbb'; g.fillStyle = '#666'; g.font = '10px system-ui';
+  hist.forEach((h, k) => {
+    if (k && h.lambda !== hist[k - 1].lambda) { g.beginPath(); g.moveTo(X(k), 10); g.lineTo(X(k), H - 12); g.stroke(); g.fillText(`λ ${h.lambda}`, X(k) + 2, 20); }
+  });
+  for (const [key, colour] of [['precision', '#c000c0'], ['recall', '#e07000']]) {
+    g.strokeStyle = colour; g.lineWidth = 1.5;
+    g.beginPath();
+    hist.forEach((h, k) => (k ? g.lineTo(X(k), Y(h[key])) : g.moveTo(X(k), Y(h[key]))));
+    g.stroke();
+  }
+  g.fillStyle = '#c000c0'; g.fillText('precision KL(q‖p)', 6, H - 2);
+  g.fillStyle = '#e07000'; g.fillText('recall KL(p‖q)', 110, H - 2);
+  g.fillStyle = '#666'; g.fillText(fmt(hi), W - 50, 10);
+}
+
+$('lambda').oninput = () => { $('lambda-value').textContent = (+$('lambda').value).toFixed(2); };
+$('lambda').onchange = () => {
+  if (S.liveState && ['running', 'paused', 'converged'].includes(S.liveState.state)) liveAction({ action: 'lambda', lambda: +$('lambda').value }).catch(showError);
+};
+$('live-start').onclick = () => {
+  S.liveRound = 0;
+  if (S.live) S.live.fitted = false;
+  liveAction({ action: 'start', lambda: +$('lambda').value, variant: $('variant').value }).catch(showError);
+};
+$('live-pause').onclick = () => liveAction({ action: S.liveState.state === 'running' ? 'pause' : 'resume' }).catch(showError);
+$('live-stop').onclick = () => liveAction({ action: 'stop' }).catch(showError);
+
 // ---- start ------------------------------------------------------------------------------
 
 // shortTitle keeps the last element of each path in the title ("a/b/mnist.csv — c/tsne.csv"
@@ -812,6 +896,10 @@ async function start() {
   fit();
   recolour();
   if (!S.readOnly) await listControls();
+  if (S.n > S.meta.live_max) {
+    $('live-start').disabled = true;
+    $('livenote').textContent = `A live fit takes at most ${S.meta.live_max} records (NeRV's exact path); this data set has ${S.n}: fit it with lowdim embed and show it with -embedding.`;
+  }
   S.ready = true;
   status('ready');
   requestAnimationFrame(frame);
