@@ -134,8 +134,11 @@ function setPos(V, p) {
   V.pos = p;
   V.r.setPositions(p);
   if (S.selMask) V.r.setFlags(S.selMask);
-  S.dirty = true;
+  V.stale = S.dirty = true;
 }
+
+// restyle marks every view's points for a redraw (colours or the selection changed).
+function restyle() { for (const V of S.views) V.stale = true; S.dirty = true; }
 
 function showError(e) {
   S.errors.push(String(e.message || e));
@@ -271,7 +274,7 @@ function recolour() {
   S.order = first.length ? Int32Array.from(first.concat(last)) : null;
   for (const V of S.views) V.r.setColours(col, S.order);
   $('legend').innerHTML = legend;
-  S.dirty = true;
+  restyle();
 }
 
 function rampLegend(lo, hi, what) {
@@ -293,10 +296,16 @@ function pointSize(V) {
 // moving reports whether view V is being panned or zoomed (a full redraw follows when it stops).
 const moving = (V) => (S.pan && S.pan.V === V) || performance.now() - V.lastWheel < 200;
 
+// drawView redraws the points of V when they changed (V.stale) or it moves — the overlay
+// (rings, lines, the lasso) alone changes far more often: a hover, a drag between updates.
 function drawView(V) {
   const m = moving(V), fast = m && (S.n >= S.fastN || S.motionMs > SLOW_MS);
-  V.r.draw(V.view, V.W, V.H, pointSize(V), fast);
-  if (m && !fast) S.fullInMotion = true;
+  const key = `${V.view.cx},${V.view.cy},${V.view.k},${V.W},${V.H}`;
+  if (V.stale || key !== V.drawn || (V.wasFast && !fast)) {
+    V.r.draw(V.view, V.W, V.H, pointSize(V), fast);
+    if (m && !fast) S.fullInMotion = true;
+    V.stale = false; V.drawn = key; V.wasFast = fast;
+  }
   const ctx = V.octx, p = V.pos, col = S.colours, d = V.dpr;
   ctx.clearRect(0, 0, V.W, V.H);
   const at = (i) => toScreenV(V, p[2 * i], p[2 * i + 1]);
@@ -408,7 +417,7 @@ async function select(v, polygon) {
   S.selected = Int32Array.from(rows); S.selMask = mask; S.selPolygon = polygon; S.selView = v;
   for (const W of S.views) W.r.setFlags(mask);
   $('clear-selection').disabled = false;
-  S.dirty = true;
+  restyle();
   $('selnote').textContent = `${rows.length} records selected in “${V.name}”…`;
   await serial(async () => {
     const r = await post('select', { view: v, polygon });
@@ -422,6 +431,7 @@ async function select(v, polygon) {
 function clearSelection() {
   S.selected = S.selMask = S.selPolygon = S.selServer = null; S.selCount = 0;
   for (const V of S.views) V.r.setFlags(null);
+  restyle();
   $('clear-selection').disabled = true;
   $('selnote').textContent = 'Choose Lasso or Box above and draw in any view.';
   $('selclasses').innerHTML = $('seltable').innerHTML = '';

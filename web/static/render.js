@@ -6,8 +6,8 @@
 //   r.draw({cx, cy, k}, W, H, size, fast)   r.kind ('webgl2' | '2d')
 //
 // With fast set (the view is moving: a pan or a zoom under way) the WebGL2 renderer does not
-// redraw the points: it shows the last full frame, kept in a texture, shifted and scaled to the
-// new view — O(pixels) instead of O(n), which is what makes a million points pan smoothly in
+// redraw the points: it shows the last full frame, copied into a texture when the motion
+// starts, shifted and scaled to the new view — O(pixels) instead of O(n), which is what makes a million points pan smoothly in
 // software GL (SwiftShader takes about a second per million points on the loaded test machine).
 // Areas the last frame did not cover stay blank until the motion ends and the page redraws.
 //
@@ -99,8 +99,16 @@ export function glRenderer(canvas) {
   gl.enableVertexAttribArray(ca);
   gl.vertexAttribPointer(ca, 2, gl.FLOAT, false, 0, 0);
   gl.bindVertexArray(null);
-  const fbo = gl.createFramebuffer(), tex = gl.createTexture(), depth = gl.createRenderbuffer();
-  let fw = 0, fh = 0, cached = null; // the view of the frame in tex, null when stale
+  const tex = gl.createTexture();
+  gl.bindTexture(gl.TEXTURE_2D, tex);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
+  gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
+  // last is the view of the last full frame, which the canvas keeps (preserveDrawingBuffer);
+  // cached that of the copy of it in tex (null: none, or stale).
+  let last = null;
+  let cached = null;
   const vao = gl.createVertexArray();
   gl.bindVertexArray(vao);
   const buf = (attr, size, type, norm) => {
@@ -116,23 +124,8 @@ export function glRenderer(canvas) {
   const elems = gl.createBuffer();
   gl.bindVertexArray(null);
   let n = 0, ordered = false, flagsN = 0, flagged = false;
-  // points draws every point into the frame buffer's texture.
+  // points draws every point.
   const points = (v, W, H, size) => {
-    if (fw !== W || fh !== H) {
-      gl.bindTexture(gl.TEXTURE_2D, tex);
-      gl.texImage2D(gl.TEXTURE_2D, 0, gl.RGBA8, W, H, 0, gl.RGBA, gl.UNSIGNED_BYTE, null);
-      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MIN_FILTER, gl.LINEAR);
-      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_MAG_FILTER, gl.NEAREST);
-      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_S, gl.CLAMP_TO_EDGE);
-      gl.texParameteri(gl.TEXTURE_2D, gl.TEXTURE_WRAP_T, gl.CLAMP_TO_EDGE);
-      gl.bindRenderbuffer(gl.RENDERBUFFER, depth);
-      gl.renderbufferStorage(gl.RENDERBUFFER, gl.DEPTH_COMPONENT16, W, H);
-      gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
-      gl.framebufferTexture2D(gl.FRAMEBUFFER, gl.COLOR_ATTACHMENT0, gl.TEXTURE_2D, tex, 0);
-      gl.framebufferRenderbuffer(gl.FRAMEBUFFER, gl.DEPTH_ATTACHMENT, gl.RENDERBUFFER, depth);
-      fw = W; fh = H;
-    }
-    gl.bindFramebuffer(gl.FRAMEBUFFER, fbo);
     gl.viewport(0, 0, W, H);
     gl.clearColor(1, 1, 1, 1);
     gl.clearDepth(1);
@@ -149,7 +142,6 @@ export function glRenderer(canvas) {
     if (ordered) gl.drawElements(gl.POINTS, n, gl.UNSIGNED_INT, 0);
     else gl.drawArrays(gl.POINTS, 0, n);
     gl.bindVertexArray(null);
-    gl.bindFramebuffer(gl.FRAMEBUFFER, null);
   };
   // blit shows the texture's frame, drawn for the view cached, in view v.
   const blit = (v, W, H) => {
@@ -177,13 +169,13 @@ export function glRenderer(canvas) {
       gl.bindBuffer(gl.ARRAY_BUFFER, pos);
       gl.bufferData(gl.ARRAY_BUFFER, p, gl.DYNAMIC_DRAW);
       if (flagsN !== n) r.setFlags(null);
-      cached = null;
+      cached = last = null;
     },
     setColours(c, order) {
       gl.bindBuffer(gl.ARRAY_BUFFER, col);
       gl.bufferData(gl.ARRAY_BUFFER, new Uint8Array(c.buffer, c.byteOffset, c.byteLength), gl.STATIC_DRAW);
       ordered = !!order;
-      cached = null;
+      cached = last = null;
       if (order) {
         gl.bindVertexArray(vao);
         gl.bindBuffer(gl.ELEMENT_ARRAY_BUFFER, elems);
@@ -196,14 +188,23 @@ export function glRenderer(canvas) {
       gl.bufferData(gl.ARRAY_BUFFER, f || new Uint8Array(n).fill(1), gl.DYNAMIC_DRAW);
       flagsN = n;
       flagged = !!f;
-      cached = null;
+      cached = last = null;
     },
     draw(v, W, H, size, fast) {
-      if (!(fast && cached && fw === W && fh === H)) {
-        points(v, W, H, size);
-        cached = { ...v };
+      if (fast && !(cached && cached.W === W && cached.H === H) && last && last.W === W && last.H === H) {
+        // The motion starts: copy the last full frame, which the canvas still holds.
+        gl.bindTexture(gl.TEXTURE_2D, tex);
+        gl.copyTexImage2D(gl.TEXTURE_2D, 0, gl.RGB, 0, 0, W, H, 0);
+        cached = last;
       }
-      blit(v, W, H);
+      if (fast && cached && cached.W === W && cached.H === H) {
+        blit(v, W, H);
+        last = null; // the canvas holds a moved copy now, not a full frame
+        return;
+      }
+      points(v, W, H, size);
+      last = { ...v, W, H };
+      cached = null;
     },
     // finish returns once the frame is rendered: reading a pixel back waits for it (Chromium's
     // gl.finish need not).
