@@ -61,7 +61,7 @@ try {
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-  await page.goto(url);
+  await page.goto(url + '?renderer=webgl2'); // on software GL the page would pick canvas 2D for 1797 points
   await waitReady(page);
   await page.evaluate(() => window.lowdim.idle());
   const S = await page.evaluate(() => ({ n: window.lowdim.state.n, renderer: window.lowdim.state.renderer, views: window.lowdim.state.views.map((V) => V.name) }));
@@ -200,6 +200,12 @@ try {
   const alone = await isolated(p2, 1, 4, 3);
   for (const i of alone) assert.ok(near(await pixelAt(p2, 1, i), await colourOf(p2, i)), `2D: record ${i}`);
   await p2.screenshot({ path: join(out, 'explore-canvas2d.png') });
+  // By default, on software GL (this headless chromium: SwiftShader) and few points, canvas 2D.
+  const p3 = await browser.newPage({ viewport: { width: 800, height: 500 } });
+  await p3.goto(url);
+  await waitReady(p3);
+  assert.equal(await p3.evaluate(() => window.lowdim.state.renderer), '2d');
+  assert.match(await p3.textContent('#renderer'), /software GL: cheaper for 1797 points/);
   result.ok = true;
   console.log('RESULT ' + JSON.stringify(result));
 } finally {
