@@ -259,13 +259,16 @@ type scaleResult struct {
 // runScale serves n seeded synthetic records (4 features, 10 blobs) as a fixed embedding — its
 // first two features — and runs scale.mjs on them. The quality sample is kept small (500 rows)
 // so that its computation, which starts with the page, does not compete with the measurement.
-func runScale(t testing.TB, node, chromium string, n int) scaleResult {
+//
+// query is appended to the page's address: ?renderer=webgl2 or ?renderer=2d (on software GL
+// the page picks canvas 2D by itself).
+func runScale(t testing.TB, node, chromium string, n int, query string) scaleResult {
 	t.Helper()
 	d := synthetic(n, 4, 10, 1)
 	h := newHandler(t, Config{Data: d, Embedding: twoColumns(d.X), EmbeddingName: "synthetic", Sample: 500})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
-	res := runNode(t, node, chromium, "scale.mjs", srv.URL+"/", artifacts(t), 5*time.Minute)
+	res := runNodeEnv(t, node, chromium, "scale.mjs", srv.URL+"/", artifacts(t), 5*time.Minute, "LOWDIM_QUERY="+query)
 	var r scaleResult
 	if err := json.Unmarshal(res, &r); err != nil {
 		t.Fatalf("%s: %v", res, err)
@@ -281,33 +284,39 @@ func TestBrowserMillion(t *testing.T) {
 		t.Skip("a million points in the browser: long (skipped under -short)")
 	}
 	node, chromium := browserTools(t)
-	r := runScale(t, node, chromium, 1000000)
-	if r.N != 1000000 || r.Renderer != "webgl2" {
-		t.Errorf("n %d drawn by %q, expected 1000000 by webgl2", r.N, r.Renderer)
-	}
-	// Ten blobs of a million points cover much of the plot (0.2 is far below what they ink).
-	if r.Inked < 0.2 {
-		t.Errorf("only %.3f of the plot inked by a million points", r.Inked)
-	}
-	if r.Frames < 2 || r.Draws <= 0 {
-		t.Errorf("panning drew %d frames (%.1f draws/s)", r.Frames, r.Draws)
+	for _, renderer := range []string{"webgl2", "2d"} {
+		r := runScale(t, node, chromium, 1000000, "?renderer="+renderer)
+		if r.N != 1000000 || r.Renderer != renderer {
+			t.Errorf("n %d drawn by %q, expected 1000000 by %s", r.N, r.Renderer, renderer)
+		}
+		// Ten blobs of a million points cover much of the plot (0.2 is far below what they ink).
+		if r.Inked < 0.2 {
+			t.Errorf("%s: only %.3f of the plot inked by a million points", renderer, r.Inked)
+		}
+		if r.Frames < 2 || r.Draws <= 0 {
+			t.Errorf("%s: panning drew %d frames (%.1f draws/s)", renderer, r.Frames, r.Draws)
+		}
 	}
 }
 
 // BenchmarkBrowserScale measures, in headless chromium (WebGL2 on SwiftShader: software), the
 // time from the page's request to its first full frame, one full redraw, and the frame time
 // while panning as the page pans (its last full frame moved, from 200,000 points on) and
-// redrawing every point in every frame, at 100,000 and 1,000,000 points (scale.mjs); one
-// iteration is one page load and twice 3 s of panning.
+// redrawing every point in every frame, at 100,000 and 1,000,000 points (scale.mjs), drawn by
+// WebGL2 and by canvas 2D; one iteration is one page load and twice 3 s of panning.
 //
 //	go test -run X -bench BrowserScale -benchtime 1x -count 3 ./web
 func BenchmarkBrowserScale(b *testing.B) {
 	node, chromium := browserTools(b)
-	for _, n := range []int{100000, 1000000} {
-		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+	for _, c := range []struct {
+		n        int
+		renderer string
+	}{{100000, "webgl2"}, {100000, "2d"}, {1000000, "webgl2"}, {1000000, "2d"}} {
+		n := c.n
+		b.Run(fmt.Sprintf("n=%d/%s", n, c.renderer), func(b *testing.B) {
 			var first, render, med, p95, full float64
 			for i := 0; i < b.N; i++ {
-				r := runScale(b, node, chromium, n)
+				r := runScale(b, node, chromium, n, "?renderer="+c.renderer)
 				first += r.FirstFrame
 				render += r.Render
 				med += r.FrameMedian

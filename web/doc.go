@@ -1,7 +1,8 @@
 // Package web serves lowdim's interactive page (lowdim serve): an http.Handler with a JSON API
 // and the page's assets embedded in the binary (plain ES modules, no library, no build step; no
 // CDN, works offline). Points are drawn with WebGL2 by hand-written shaders (static/render.js
-// says why no library), with canvas 2D where WebGL2 is missing (or with ?renderer=2d); control
+// says why no library), with canvas 2D where WebGL2 is missing, on software GL up to 50,000
+// points (cheaper there; see Measured) or with ?renderer=2d (?renderer=webgl2 forces WebGL2); control
 // points, rings, neighbour lines and the lasso are drawn on a 2-D canvas laid over it. A view
 // being panned or zoomed shows its last full frame moved (a texture: O(pixels) a frame) and
 // redraws every point once the motion stops — from 200,000 points on, and below that once full
@@ -137,15 +138,17 @@
 //     positions at n = 100,000, and the page keeps one in flight.
 //   - Rendering at scale (BenchmarkBrowserScale, scale.mjs; headless chromium 148 whose WebGL2
 //     runs on SwiftShader, ANGLE's software Vulkan: CPU figures; n seeded synthetic points, a
-//     fixed embedding; 1100×760 window; nice 5 under a load average of 21–23 from other jobs on
+//     fixed embedding; 1100×760 window; nice 5 under a load average of 29–32 from other jobs on
 //     the 2 cores, so inflated several times; medians of 3): time from the page's request to its
-//     first full frame (a pixel read back after the first draw) 0.68 s at n = 100,000 and 1.46 s
-//     (1.32–2.34) at n = 1,000,000; one full redraw 90 ms and 0.87 s (0.73–1.17). Panning (the
-//     background dragged, one pointer event per animation frame, 3 s): at a million points the
-//     moved last frame gives a median frame interval of 33 ms (17–50; p95 67–133) against 0.72 s
-//     (0.67–0.87) redrawing every point each frame; at 100,000, redrawing each frame 150 ms
-//     (133–183) before the switch to the moved frame for slow redraws, 50 ms after it (one run,
-//     load 18, against 100 ms redrawing in the same run).
+//     first full frame (a pixel read back after the first draw) 0.47 s (0.36–0.55) at n =
+//     100,000 and 1.72 s (1.69–2.20) at n = 1,000,000; one full redraw 70 ms (53–461) and 0.93 s
+//     (0.48–1.50). Panning (the background dragged, one pointer event per animation frame, 3 s):
+//     with the moved last frame the median frame interval is 16.7 ms at both sizes in every run
+//     (one frame at 60 Hz; p95 67–117 ms), against 83 ms (83–100) and 0.98 s (0.48–1.23)
+//     redrawing every point each frame.
+//   - Drawing the points with WebGL2 on SwiftShader cost the drag benchmark (below) at n = 1797
+//     about half its projection updates (24 against 45 a second, medians of 4, load 25–34): on
+//     software GL the page therefore draws up to 50,000 points with canvas 2D by default.
 //   - Quality of one view on the 3000-row sample (every measure plus the per-point losses,
 //     2 workers): about 5 s; on the 1797 digits 3–4 s.
 package web

@@ -8,14 +8,14 @@
 // every frame. Headless chromium: WebGL2 runs on SwiftShader (software), so these are
 // CPU figures. Prints "RESULT {json}".
 //
-//   LOWDIM_URL=http://127.0.0.1:PORT/ LOWDIM_ARTIFACTS=DIR node scale.mjs
+//   LOWDIM_URL=http://127.0.0.1:PORT/ LOWDIM_ARTIFACTS=DIR [LOWDIM_QUERY=?renderer=2d] node scale.mjs
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { launch, waitReady } from './lib.mjs';
 
-const url = process.env.LOWDIM_URL;
+const url = process.env.LOWDIM_URL + (process.env.LOWDIM_QUERY || ''); // LOWDIM_QUERY=?renderer=2d compares
 const out = process.env.LOWDIM_ARTIFACTS;
 const seconds = +(process.env.LOWDIM_SECONDS || 3);
 assert.ok(url && out, 'LOWDIM_URL and LOWDIM_ARTIFACTS must be set');

@@ -219,6 +219,8 @@ export function canvasRenderer(canvas) {
   const ctx = canvas.getContext('2d');
   let p = new Float32Array(0), col = new Uint32Array(0), dim = new Uint32Array(0), order = null, flags = null, seq = null;
   let img = null, px = null;
+  // last: the view of the last full frame; cache: a canvas holding it while a motion lasts.
+  let last = null, cache = null, cached = null;
   // sequence: the drawing order with the dimmed records first.
   const sequence = () => {
     const n = p.length / 2, base = order || Int32Array.from({ length: n }, (_, i) => i);
@@ -231,16 +233,33 @@ export function canvasRenderer(canvas) {
   };
   return {
     kind: '2d',
-    setPositions(q) { p = q; seq = null; },
+    setPositions(q) { p = q; seq = null; last = cached = null; },
     setColours(c, o) {
-      col = c; order = o; seq = null;
+      col = c; order = o; seq = null; last = cached = null;
       dim = c.map((v) => { // 82% of the way to white, as the shader does
         const w = (x) => Math.round(x + 0.82 * (255 - x));
         return (255 << 24 | w(v >> 16 & 255) << 16 | w(v >> 8 & 255) << 8 | w(v & 255)) >>> 0;
       });
     },
-    setFlags(f) { flags = f; seq = null; },
-    draw(v, W, H, size) {
+    setFlags(f) { flags = f; seq = null; last = cached = null; },
+    draw(v, W, H, size, fast) {
+      if (fast && !cached && last && last.W === W && last.H === H) { // the motion starts
+        if (!cache) cache = document.createElement('canvas');
+        cache.width = W; cache.height = H;
+        cache.getContext('2d').putImageData(img, 0, 0);
+        cached = last;
+      }
+      if (fast && cached && cached.W === W && cached.H === H) { // the last full frame, moved
+        const f = v.k / cached.k;
+        const x = W / 2 + (cached.cx - W / 2 / cached.k - v.cx) * v.k, y = H / 2 - (cached.cy + H / 2 / cached.k - v.cy) * v.k;
+        ctx.fillStyle = '#fff';
+        ctx.fillRect(0, 0, W, H);
+        ctx.imageSmoothingEnabled = f < 1;
+        ctx.drawImage(cache, x, y, W * f, H * f);
+        return;
+      }
+      cached = null;
+      last = { ...v, W, H };
       if (!img || img.width !== W || img.height !== H) { img = ctx.createImageData(W, H); px = new Uint32Array(img.data.buffer); }
       if (!seq) seq = sequence();
       px.fill(0xffffffff);
