@@ -221,27 +221,28 @@ export function canvasRenderer(canvas) {
   let img = null, px = null;
   // last: the view of the last full frame; cache: a canvas holding it while a motion lasts.
   let last = null, cache = null, cached = null;
-  // sequence: the drawing order with the dimmed records first.
-  const sequence = () => {
-    const n = p.length / 2, base = order || Int32Array.from({ length: n }, (_, i) => i);
-    if (!flags) return base;
+  // sequence: the drawing order with the dimmed records first (null: records in order). It
+  // depends on the order and the flags, not on the positions.
+  const sequence = (n) => {
+    if (!flags) return order;
     const out = new Int32Array(n);
     let a = 0;
-    for (const i of base) if (!flags[i]) out[a++] = i;
-    for (const i of base) if (flags[i]) out[a++] = i;
+    for (let m = 0; m < n; m++) { const i = order ? order[m] : m; if (!flags[i]) out[a++] = i; }
+    for (let m = 0; m < n; m++) { const i = order ? order[m] : m; if (flags[i]) out[a++] = i; }
     return out;
   };
+  let seqValid = false;
   return {
     kind: '2d',
-    setPositions(q) { p = q; seq = null; last = cached = null; },
+    setPositions(q) { p = q; last = cached = null; },
     setColours(c, o) {
-      col = c; order = o; seq = null; last = cached = null;
+      col = c; order = o; seqValid = false; last = cached = null;
       dim = c.map((v) => { // 82% of the way to white, as the shader does
         const w = (x) => Math.round(x + 0.82 * (255 - x));
         return (255 << 24 | w(v >> 16 & 255) << 16 | w(v >> 8 & 255) << 8 | w(v & 255)) >>> 0;
       });
     },
-    setFlags(f) { flags = f; seq = null; last = cached = null; },
+    setFlags(f) { flags = f; seqValid = false; last = cached = null; },
     draw(v, W, H, size, fast) {
       if (fast && !cached && last && last.W === W && last.H === H) { // the motion starts
         if (!cache) cache = document.createElement('canvas');
@@ -261,19 +262,34 @@ export function canvasRenderer(canvas) {
       cached = null;
       last = { ...v, W, H };
       if (!img || img.width !== W || img.height !== H) { img = ctx.createImageData(W, H); px = new Uint32Array(img.data.buffer); }
-      if (!seq) seq = sequence();
+      const n = p.length / 2;
+      if (!seqValid) { seq = sequence(n); seqValid = true; }
       px.fill(0xffffffff);
       const hw = W / 2, hh = H / 2, k = v.k, cx = v.cx, cy = v.cy, R = Math.max(0.5, size / 2);
-      const offs = [];
-      for (let dy = -Math.ceil(R); dy <= Math.ceil(R); dy++)
-        for (let dx = -Math.ceil(R); dx <= Math.ceil(R); dx++)
-          if (size <= 1.5 ? dx === 0 && dy === 0 : dx * dx + dy * dy <= R * R) offs.push(dy * W + dx, dx, dy);
-      for (const i of seq) {
+      if (size <= 1.5) { // one pixel a point: the common case of large n
+        for (let m = 0; m < n; m++) {
+          const i = seq ? seq[m] : m;
+          const x = (hw + (p[2 * i] - cx) * k) | 0, y = (hh - (p[2 * i + 1] - cy) * k) | 0;
+          if (x >= 0 && x < W && y >= 0 && y < H) px[y * W + x] = flags && !flags[i] ? dim[i] : col[i];
+        }
+        ctx.putImageData(img, 0, 0);
+        return;
+      }
+      const offs = [], c0 = Math.ceil(R);
+      for (let dy = -c0; dy <= c0; dy++)
+        for (let dx = -c0; dx <= c0; dx++)
+          if (dx * dx + dy * dy <= R * R) offs.push(dx, dy);
+      for (let m = 0; m < n; m++) {
+        const i = seq ? seq[m] : m;
         const x = Math.round(hw + (p[2 * i] - cx) * k), y = Math.round(hh - (p[2 * i + 1] - cy) * k);
-        if (x < -R - 1 || x > W + R || y < -R - 1 || y > H + R) continue;
+        if (x < -c0 || x >= W + c0 || y < -c0 || y >= H + c0) continue;
         const c = flags && !flags[i] ? dim[i] : col[i];
-        for (let o = 0; o < offs.length; o += 3) {
-          const xx = x + offs[o + 1], yy = y + offs[o + 2];
+        if (x >= c0 && x < W - c0 && y >= c0 && y < H - c0) { // wholly inside: no bounds checks
+          for (let o = 0; o < offs.length; o += 2) px[(y + offs[o + 1]) * W + x + offs[o]] = c;
+          continue;
+        }
+        for (let o = 0; o < offs.length; o += 2) {
+          const xx = x + offs[o], yy = y + offs[o + 1];
           if (xx >= 0 && xx < W && yy >= 0 && yy < H) px[yy * W + xx] = c;
         }
       }
