@@ -1,13 +1,12 @@
 // Package web serves lowdim's interactive page (lowdim serve): an http.Handler with a JSON API
 // and the page's assets embedded in the binary (plain ES modules, no library, no build step; no
 // CDN, works offline). Points are drawn with WebGL2 by hand-written shaders (static/render.js
-// says why no library), with canvas 2D where WebGL2 is missing, on software GL up to 50,000
-// points (cheaper there; see Measured) or with ?renderer=2d (?renderer=webgl2 forces WebGL2); control
+// says why no library), with canvas 2D where WebGL2 is missing or runs in software (cheaper
+// there at any n; see Measured) or with ?renderer=2d (?renderer=webgl2 forces WebGL2); control
 // points, rings, neighbour lines and the lasso are drawn on a 2-D canvas laid over it. A view
 // being panned or zoomed shows its last full frame moved (a texture: O(pixels) a frame) and
 // redraws every point once the motion stops — from 200,000 points on, and below that once full
-// redraws in motion have taken more than 40 ms a frame (software GL); on a GPU small maps redraw
-// every frame.
+// redraws in motion have taken more than 40 ms a frame; on a GPU small maps redraw every frame.
 //
 // The page shows a linear projection of a data set — linproj's Most Likely Embedding (PCA until
 // a point is moved) or LSP — and lets the analyst pin records as control points and drag them;
@@ -136,19 +135,19 @@
 //     47 frames/s (38–55) and 16 projection updates/s (12–26). Every frame redraws (the ring
 //     under the pointer follows it); an update is a server round trip carrying 800 kB of
 //     positions at n = 100,000, and the page keeps one in flight.
-//   - Rendering at scale (BenchmarkBrowserScale, scale.mjs; headless chromium 148 whose WebGL2
-//     runs on SwiftShader, ANGLE's software Vulkan: CPU figures; n seeded synthetic points, a
-//     fixed embedding; 1100×760 window; nice 5 under a load average of 29–32 from other jobs on
-//     the 2 cores, so inflated several times; medians of 3): time from the page's request to its
-//     first full frame (a pixel read back after the first draw) 0.47 s (0.36–0.55) at n =
-//     100,000 and 1.72 s (1.69–2.20) at n = 1,000,000; one full redraw 70 ms (53–461) and 0.93 s
-//     (0.48–1.50). Panning (the background dragged, one pointer event per animation frame, 3 s):
-//     with the moved last frame the median frame interval is 16.7 ms at both sizes in every run
-//     (one frame at 60 Hz; p95 67–117 ms), against 83 ms (83–100) and 0.98 s (0.48–1.23)
-//     redrawing every point each frame.
-//   - Drawing the points with WebGL2 on SwiftShader cost the drag benchmark (below) at n = 1797
-//     about half its projection updates (24 against 45 a second, medians of 4, load 25–34): on
-//     software GL the page therefore draws up to 50,000 points with canvas 2D by default.
+//   - Rendering at scale (BenchmarkBrowserScale, scale.mjs; headless chromium 148, whose WebGL2
+//     runs on SwiftShader, ANGLE's software Vulkan: these are CPU figures; n seeded synthetic
+//     points as a fixed embedding; 1100×760 window; nice 5 under a load average of 32–36 from
+//     other jobs on the 2 cores, so inflated several times; medians of 3). First full frame,
+//     from the page's request to a pixel read back after the first draw: WebGL2 0.53 s at n =
+//     100,000 and 1.40 s at 1,000,000, canvas 2D 0.37 s and 0.63 s (0.47–0.92). One full redraw:
+//     WebGL2 61 ms and 0.57 s, canvas 2D 14 ms and 0.15 s (0.06–0.17). Panning (the median
+//     interval between animation frames while the background is dragged, one pointer event a
+//     frame, 3 s) with the last full frame moved: 16.7 ms — one frame at 60 Hz — for both
+//     renderers at both sizes (one WebGL2 run 33 ms; p95 83–117 ms with WebGL2, 17–33 ms with
+//     canvas 2D); redrawing every point each frame instead: WebGL2 100 ms and 0.57 s, canvas 2D
+//     16.7 ms and 0.15 s. On software GL the page therefore draws with canvas 2D; WebGL2 is for
+//     a real GPU, where a full redraw of a million points fits in a frame.
 //   - Quality of one view on the 3000-row sample (every measure plus the per-point losses,
 //     2 workers): about 5 s; on the 1797 digits 3–4 s.
 package web
