@@ -135,6 +135,13 @@
 //     47 frames/s (38–55) and 16 projection updates/s (12–26). Every frame redraws (the ring
 //     under the pointer follows it); an update is a server round trip carrying 800 kB of
 //     positions at n = 100,000, and the page keeps one in flight.
+//   - The same benchmark, this page (canvas 2D, as it draws on software GL; the overlay on its
+//     own canvas) against the one before it (b507b6b), interleaved, two rounds each, nice 5
+//     under a load average of 26–32: n = 1797, 48–49 frames/s and 37–40 updates/s against
+//     52–55 and 44–46; n = 100,000, 46–58 frames/s and 22–40 updates/s against 27–50 and 9–19
+//     (the points are redrawn only when they change, not every frame). With WebGL2 on
+//     SwiftShader instead, n = 1797 gave 23–60 frames/s and 9–53 updates/s (four rounds, load
+//     25–34) and n = 100,000 17–25 and 6–10.
 //   - Rendering at scale (BenchmarkBrowserScale, scale.mjs; headless chromium 148, whose WebGL2
 //     runs on SwiftShader, ANGLE's software Vulkan: these are CPU figures; n seeded synthetic
 //     points as a fixed embedding; 1100×760 window; nice 5 under a load average of 32–36 from
