@@ -46,6 +46,7 @@ type liveFit struct {
 	round    int
 	hist     []liveStep
 	progress [2]int // CG iterations done and planned in the chunk under way
+	busy     bool   // a chunk is being computed (one under way when paused still ends)
 	err      string
 	cancel   context.CancelFunc
 	wake     chan struct{}
@@ -58,6 +59,7 @@ type liveJSON struct {
 	Lambda   float64    `json:"lambda"`
 	Round    int        `json:"round"`
 	Progress [2]int     `json:"progress"`
+	Busy     bool       `json:"busy"` // a round is being computed
 	History  []liveStep `json:"history"`
 	Error    string     `json:"error,omitempty"`
 	View     int        `json:"view"` // the live fit's view index (after Config.Views)
@@ -72,7 +74,7 @@ type liveBody struct {
 }
 
 func (lf *liveFit) status(view int) liveJSON {
-	out := liveJSON{State: lf.state, Lambda: lf.lambda, Round: lf.round, Progress: lf.progress,
+	out := liveJSON{State: lf.state, Lambda: lf.lambda, Round: lf.round, Progress: lf.progress, Busy: lf.busy,
 		History: append([]liveStep{}, lf.hist...), Error: lf.err, View: view, MaxN: LiveMax, Variant: "nerv"}
 	if lf.variant == nerv.StudentT {
 		out.Variant = "tnerv"
@@ -229,6 +231,7 @@ func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 		e := nerv.Embedder{Variant: lf.variant, Lambda: nerv.Lambda(lf.lambda), Start: lf.y, Seed: h.cfg.Seed,
 			Path: nerv.PathExact, Workers: h.cfg.Workers, Iterations: liveChunk}
 		lam := lf.lambda
+		lf.busy = true
 		lf.mu.Unlock()
 		if !first {
 			e.AnnealRounds = -1 // continue: σ_i at their calibrated values
@@ -243,6 +246,7 @@ func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 		start := time.Now()
 		m, err := e.Fit(ctx, h.cfg.Data)
 		lf.mu.Lock()
+		lf.busy = false
 		if err != nil {
 			if ctx.Err() == nil {
 				lf.state, lf.err = "failed", err.Error()

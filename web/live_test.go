@@ -49,9 +49,9 @@ func TestLive(t *testing.T) {
 		t.Fatalf("%d live positions", r)
 	}
 	postJSON(t, h, s+"/live", `{"action": "pause"}`)
-	st = waitLive(t, h, s, func(st liveJSON) bool { return st.State == "paused" })
-	time.Sleep(300 * time.Millisecond) // the chunk under way when paused may still end
-	paused := waitLive(t, h, s, func(liveJSON) bool { return true }).Round
+	// The round under way when paused still ends; then nothing more.
+	st = waitLive(t, h, s, func(st liveJSON) bool { return st.State == "paused" && !st.Busy })
+	paused := st.Round
 	time.Sleep(300 * time.Millisecond)
 	if r := waitLive(t, h, s, func(liveJSON) bool { return true }).Round; r != paused {
 		t.Errorf("paused at round %d, now %d", paused, r)

@@ -45,10 +45,14 @@ try {
 
   await page.click('#live-pause');
   await page.waitForFunction(() => window.lowdim.state.liveState.state === 'paused');
-  await page.waitForTimeout(1500); // a round under way when paused may still end
-  const paused = (await page.evaluate(async () => (await fetch(`api/sessions/${window.lowdim.state.id}/live`)).json())).round;
+  // The round under way when paused still ends; then nothing more.
+  const liveNow = () => page.evaluate(async () => (await fetch(`api/sessions/${window.lowdim.state.id}/live`)).json());
+  let st0 = await liveNow();
+  for (let k = 0; st0.busy && k < 600; k++) { await page.waitForTimeout(100); st0 = await liveNow(); }
+  assert.ok(!st0.busy, 'the round under way when paused ends');
+  const paused = st0.round;
   await page.waitForTimeout(1000);
-  const still = (await page.evaluate(async () => (await fetch(`api/sessions/${window.lowdim.state.id}/live`)).json()));
+  const still = await liveNow();
   assert.equal(still.round, paused, 'no new round while paused');
   assert.equal(await page.textContent('#live-pause'), 'Resume');
   const before = still.history[still.history.length - 1];
