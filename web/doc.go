@@ -26,7 +26,10 @@
 // neighbours in the input space, found by the server: lines to them, orange where the view did
 // not keep one among its own k nearest (a recall error), magenta rings on the view's k nearest
 // that are no input neighbours (precision errors); the points can be coloured by their own
-// trustworthiness and continuity (their means are T(k) and C(k)).
+// trustworthiness and continuity (their means are T(k) and C(k)). "NeRV live" fits NeRV or
+// t-NeRV for the session (at most LiveMax records, the exact path) in rounds of a few CG
+// iterations, each continuing from the last positions, so that the page shows the layout as it
+// forms, pauses, resumes and stops it, and changes λ between rounds, plotting both cost terms.
 //
 // # API
 //
@@ -95,6 +98,12 @@
 //	GET    /api/sessions/{id}/selection.csv  ?columns=i,j,… | all → record,name,label,<columns>
 //	GET    /api/sessions/{id}/neighbors/{i}  ?k= → {record, k, input, distances (input space, exact),
 //	                                         views (each view's k nearest of i, the main one first)}
+//	POST   /api/sessions/{id}/live           {"action": "start" | "pause" | "resume" | "stop" | "lambda",
+//	                                         "lambda": λ, "variant": "nerv" | "tnerv"} → the status below
+//	                                         (409 beyond LiveMax records, or with no fit to act on)
+//	GET    /api/sessions/{id}/live           {state, variant, lambda, round, progress, busy, history
+//	                                         [{round, lambda, cost, precision, recall, seconds}], view}
+//	GET    /api/sessions/{id}/live/positions the live fit's latest round: n×2 float32, X-Lowdim-Round
 //	GET    /api/sessions/{id}/embedding.csv  the view as lowdim embed -o writes it (x,y,label)
 //	GET    /api/sessions/{id}/projection.csv header row,<features>; rows mean, scale, x, y:
 //	                                         (x, y) = P·((v − mean) ∘ scale) for a data row v
