@@ -33,6 +33,8 @@
 //	reproduce     what the paper reruns share (data, statistics, report helpers)
 //	reproduce/nervpaper, pepaper, hopepaper, mlepaper, scale
 //	              one package per paper (and issue 16's scale report), each writing a markdown report
+//	web           lowdim serve's page: the projection steered by pins, and an explorer of any
+//	              embedding (WebGL2, linked views, lasso, neighbours and thumbnails on hover)
 //	cmd/lowdim    the command-line tool
 //
 // A method is a value whose exported fields are its settings (the zero value of each

@@ -23,6 +23,7 @@ import (
 	"lowdim/dataset"
 	"lowdim/linproj"
 	"lowdim/modelio"
+	"lowdim/neighbors"
 	"lowdim/quality"
 )
 
@@ -131,6 +132,11 @@ type dataJSON struct {
 	MaxBody   int64    `json:"max_body"`
 	MaxCtrl   int      `json:"max_controls"`
 	MaxCoord  float64  `json:"max_coord"`
+	Views     []string `json:"views"`           // the views' names, the main one first
+	Image     []int    `json:"image,omitempty"` // width and height of a row's picture
+	Words     bool     `json:"words"`           // rows are word counts
+	Names     bool     `json:"has_names"`       // rows have names
+	LiveMax   int      `json:"live_max"`        // the most records a live fit takes
 }
 
 func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
@@ -139,8 +145,16 @@ func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
 		Title: h.cfg.Title, N: h.n, H: d.Dim(), Features: d.FeatureNames, Classes: d.ClassNames,
 		Labelled: d.Labels != nil, ReadOnly: h.fixed != nil, Method: h.cfg.Interactive.Method.String(),
 		Sample: h.quality(), Sampled: h.sample != nil, Neighbors: h.cfg.Neighbors, MaxBody: h.cfg.MaxBody,
-		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord,
+		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord, Views: h.viewNames(), Words: h.cfg.Words, Names: d.RowNames != nil, LiveMax: LiveMax,
+		Image: imageDims(h.cfg.Image),
 	})
+}
+
+func imageDims(im [2]int) []int {
+	if im[0] == 0 {
+		return nil
+	}
+	return im[:]
 }
 
 // getLabels answers n little-endian int32 class indices (−1: unknown or unlabelled).
@@ -161,6 +175,14 @@ type recordJSON struct {
 	Features  []string  `json:"features,omitempty"`
 	Values    []float64 `json:"values"`
 	Truncated bool      `json:"truncated"`
+	// Top are the features of the largest positive values, largest first (?top=m): a
+	// document's most frequent words.
+	Top []topJSON `json:"top,omitempty"`
+}
+
+type topJSON struct {
+	Feature string  `json:"feature"`
+	Value   float64 `json:"value"`
 }
 
 func (h *Handler) parseRecord(s string) (int, error) {
@@ -180,9 +202,20 @@ func (h *Handler) getRecord(w http.ResponseWriter, r *http.Request) {
 		fail(w, err)
 		return
 	}
+	m := 0
+	if q := r.URL.Query().Get("top"); q != "" {
+		if m, err = strconv.Atoi(q); err != nil || m < 0 || m > 100 {
+			fail(w, errorf(http.StatusBadRequest, "top: expected an integer 0..100, found %.40q", q))
+			return
+		}
+	}
 	d := h.cfg.Data
 	row := d.X.RawRowView(i)
-	rec := recordJSON{Record: i, Values: row[:min(len(row), maxRecordValues)], Truncated: len(row) > maxRecordValues}
+	limit := max(maxRecordValues, h.cfg.Image[0]*h.cfg.Image[1]) // a whole picture
+	rec := recordJSON{Record: i, Values: row[:min(len(row), limit)], Truncated: len(row) > limit}
+	for _, j := range topFeatures(row, m) {
+		rec.Top = append(rec.Top, topJSON{h.featureName(j), row[j]})
+	}
 	if d.FeatureNames != nil {
 		rec.Features = d.FeatureNames[:len(rec.Values)]
 	}
@@ -593,7 +626,10 @@ type qualityJSON struct {
 	Rows            []int     `json:"rows,omitempty"` // the records measured, when sampled
 	Precision       []float64 `json:"precision"`      // per quality row: KL(q_i‖p_i)
 	Recall          []float64 `json:"recall"`         // per quality row: KL(p_i‖q_i)
-	Seconds         float64   `json:"seconds"`
+	// Trust and Cont are each quality row's share of T(k) and C(k) (their means).
+	Trust   []float64 `json:"trustworthiness_points"`
+	Cont    []float64 `json:"continuity_points"`
+	Seconds float64   `json:"seconds"`
 }
 
 func (h *Handler) getQuality(w http.ResponseWriter, r *http.Request, s *session) error {
@@ -637,8 +673,12 @@ func (h *Handler) getQuality(w http.ResponseWriter, r *http.Request, s *session)
 	if err != nil {
 		return err
 	}
+	trust, cont, err := pointTrustContinuity(ctx, h.xs, ys, h.cfg.Neighbors, neighbors.Options{Workers: h.cfg.Workers})
+	if err != nil {
+		return err
+	}
 	out := qualityJSON{Revision: rev, Summary: rep.Summary(), Sampled: h.sample != nil,
-		Rows: h.sample, Precision: prec, Recall: rec, Seconds: time.Since(start).Seconds()}
+		Rows: h.sample, Precision: prec, Recall: rec, Trust: trust, Cont: cont, Seconds: time.Since(start).Seconds()}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }

@@ -7,11 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -209,5 +211,164 @@ window.result = [];
 	t.Logf("%s", res)
 	if h.Sessions() > 2 {
 		t.Errorf("%d sessions: the other site's page opened some", h.Sessions())
+	}
+}
+
+// In a real browser: the explorer — two views side by side drawn by WebGL2 (and by the canvas
+// 2D fallback), lasso and box selections compared with the server's rows for the same polygon,
+// the selection table and its CSV, linked selection and hover, the thumbnail and the
+// input-space neighbours of the hovered record, per-point trustworthiness (explore.mjs).
+func TestBrowserExplore(t *testing.T) {
+	node, chromium := browserTools(t)
+	d := dataset.Digits()
+	y := mat.NewDense(d.Len(), 2, nil) // a second view: two middle pixels, jittered by the record index
+	for i := range d.Len() {
+		y.Set(i, 0, d.X.At(i, 20)+float64(i%7)/8)
+		y.Set(i, 1, d.X.At(i, 43)+float64(i%5)/6)
+	}
+	h := newHandler(t, Config{Data: d, Views: []View{{Name: "pixels 20 and 43", Y: y}}, Image: [2]int{8, 8}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	res := runNode(t, node, chromium, "explore.mjs", srv.URL+"/", out, 4*time.Minute)
+	t.Logf("%s", res)
+	for _, f := range []string{"explore-views.png", "explore-lasso.png", "explore-hover.png", "explore-canvas2d.png", "selection.csv"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// scaleResult is what scale.mjs measures.
+type scaleResult struct {
+	N           int     `json:"n"`
+	Renderer    string  `json:"renderer"`
+	FirstFrame  float64 `json:"first_frame_ms"`
+	Inked       float64 `json:"inked"`
+	Render      float64 `json:"render_ms"`
+	FrameMedian float64 `json:"frame_ms_median"`
+	FrameP95    float64 `json:"frame_ms_p95"`
+	Frames      int     `json:"frames"`
+	Draws       float64 `json:"draws_per_s"`
+	// Redrawing every point in every frame instead.
+	FullMedian float64 `json:"full_frame_ms_median"`
+	FullP95    float64 `json:"full_frame_ms_p95"`
+	Load       float64 `json:"load"`
+}
+
+// runScale serves n seeded synthetic records (4 features, 10 blobs) as a fixed embedding — its
+// first two features — and runs scale.mjs on them. The quality sample is kept small (500 rows)
+// so that its computation, which starts with the page, does not compete with the measurement.
+//
+// query is appended to the page's address: ?renderer=webgl2 or ?renderer=2d (on software GL
+// the page picks canvas 2D by itself).
+func runScale(t testing.TB, node, chromium string, n int, query string) scaleResult {
+	t.Helper()
+	d := synthetic(n, 4, 10, 1)
+	h := newHandler(t, Config{Data: d, Embedding: twoColumns(d.X), EmbeddingName: "synthetic", Sample: 500})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	res := runNodeEnv(t, node, chromium, "scale.mjs", srv.URL+"/", artifacts(t), 5*time.Minute, "LOWDIM_QUERY="+query)
+	var r scaleResult
+	if err := json.Unmarshal(res, &r); err != nil {
+		t.Fatalf("%s: %v", res, err)
+	}
+	t.Logf("%s", res)
+	return r
+}
+
+// A million points render with WebGL2 (headless chromium: SwiftShader, software GL), from a
+// request of the page to its first full frame, and the page keeps drawing them while panned.
+func TestBrowserMillion(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a million points in the browser: long (skipped under -short)")
+	}
+	node, chromium := browserTools(t)
+	for _, renderer := range []string{"webgl2", "2d"} {
+		r := runScale(t, node, chromium, 1000000, "?renderer="+renderer)
+		if r.N != 1000000 || r.Renderer != renderer {
+			t.Errorf("n %d drawn by %q, expected 1000000 by %s", r.N, r.Renderer, renderer)
+		}
+		// Ten blobs of a million points cover much of the plot (0.2 is far below what they ink).
+		if r.Inked < 0.2 {
+			t.Errorf("%s: only %.3f of the plot inked by a million points", renderer, r.Inked)
+		}
+		if r.Frames < 2 || r.Draws <= 0 {
+			t.Errorf("%s: panning drew %d frames (%.1f draws/s)", renderer, r.Frames, r.Draws)
+		}
+	}
+}
+
+// BenchmarkBrowserScale measures, in headless chromium (WebGL2 on SwiftShader: software), the
+// time from the page's request to its first full frame, one full redraw, and the frame time
+// while panning as the page pans (its last full frame moved, from 200,000 points on) and
+// redrawing every point in every frame, at 100,000 and 1,000,000 points (scale.mjs), drawn by
+// WebGL2 and by canvas 2D; one iteration is one page load and twice 3 s of panning.
+//
+//	go test -run X -bench BrowserScale -benchtime 1x -count 3 ./web
+func BenchmarkBrowserScale(b *testing.B) {
+	node, chromium := browserTools(b)
+	for _, c := range []struct {
+		n        int
+		renderer string
+	}{{100000, "webgl2"}, {100000, "2d"}, {1000000, "webgl2"}, {1000000, "2d"}} {
+		n := c.n
+		b.Run(fmt.Sprintf("n=%d/%s", n, c.renderer), func(b *testing.B) {
+			var first, render, med, p95, full float64
+			for i := 0; i < b.N; i++ {
+				r := runScale(b, node, chromium, n, "?renderer="+c.renderer)
+				first += r.FirstFrame
+				render += r.Render
+				med += r.FrameMedian
+				p95 += r.FrameP95
+				full += r.FullMedian
+			}
+			b.ReportMetric(first/float64(b.N), "first-frame-ms")
+			b.ReportMetric(render/float64(b.N), "redraw-ms")
+			b.ReportMetric(med/float64(b.N), "pan-frame-ms-median")
+			b.ReportMetric(p95/float64(b.N), "pan-frame-ms-p95")
+			b.ReportMetric(full/float64(b.N), "pan-full-redraw-frame-ms-median")
+		})
+	}
+}
+
+// In a real browser: a read-only view of word counts (readonly.mjs) — hidden projection
+// exports, a sign of work while the quality computes, a one-line title, top words on hover.
+func TestBrowserReadOnly(t *testing.T) {
+	node, chromium := browserTools(t)
+	// Seeded word counts: 6000 documents of 40 words, |blob value| rounded down; the
+	// embedding is two of the counts, jittered. 6000 rows: the 3000-row quality sample
+	// takes seconds, long enough to be seen working.
+	d := synthetic(6000, 40, 3, 2)
+	raw := d.X.RawMatrix().Data
+	for k, v := range raw {
+		raw[k] = math.Floor(math.Abs(v))
+	}
+	d.FeatureNames = make([]string, 40)
+	for j := range d.FeatureNames {
+		d.FeatureNames[j] = "word" + strconv.Itoa(j)
+	}
+	y := mat.NewDense(d.Len(), 2, nil)
+	for i := range d.Len() {
+		y.Set(i, 0, d.X.At(i, 0)+float64(i%13)/13)
+		y.Set(i, 1, d.X.At(i, 1)+float64(i%11)/11)
+	}
+	h := newHandler(t, Config{Data: d, Embedding: y, Words: true, Title: "/very/long/path/to/the/data/bbc.mtx.gz — /another/long/path/to/tsne.csv"})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	t.Logf("%s", runNode(t, node, chromium, "readonly.mjs", srv.URL+"/", out, 3*time.Minute))
+}
+
+// In a real browser: NeRV live (live.mjs) — start, follow, pause, the λ slider, stop.
+func TestBrowserLive(t *testing.T) {
+	node, chromium := browserTools(t)
+	h := newHandler(t, Config{Data: dataset.Digits().Subset(seq(500))})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	t.Logf("%s", runNode(t, node, chromium, "live.mjs", srv.URL+"/", out, 4*time.Minute))
+	if _, err := os.Stat(filepath.Join(out, "live.png")); err != nil {
+		t.Error(err)
 	}
 }

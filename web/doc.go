@@ -1,6 +1,12 @@
 // Package web serves lowdim's interactive page (lowdim serve): an http.Handler with a JSON API
-// and the page's assets embedded in the binary (plain ES module and canvas 2D; no CDN, works
-// offline).
+// and the page's assets embedded in the binary (plain ES modules, no library, no build step; no
+// CDN, works offline). Points are drawn with WebGL2 by hand-written shaders (static/render.js
+// says why no library), with canvas 2D where WebGL2 is missing or runs in software (cheaper
+// there at any n; see Measured) or with ?renderer=2d (?renderer=webgl2 forces WebGL2); control
+// points, rings, neighbour lines and the lasso are drawn on a 2-D canvas laid over it. A view
+// being panned or zoomed shows its last full frame moved (a texture: O(pixels) a frame) and
+// redraws every point once the motion stops — from 200,000 points on, and below that once full
+// redraws in motion have taken more than 40 ms a frame; on a GPU small maps redraw every frame.
 //
 // The page shows a linear projection of a data set — linproj's Most Likely Embedding (PCA until
 // a point is moved) or LSP — and lets the analyst pin records as control points and drag them;
@@ -10,6 +16,20 @@
 // ends, not per frame; above Config.Sample rows on a seeded random subsample, which the page
 // says), suggests the next control point, resets, and exports the view. With Config.Embedding
 // it shows another method's embedding read-only, coloured and measured the same way.
+//
+// It is also an explorer. Config.Views are more fixed maps shown beside the main one, with the
+// hovered record and the selection linked across all of them. A lasso or a box drawn in any
+// view selects the records inside it — the page at once, and the server (POST …/select, the same
+// even–odd test on the same float32 positions) for the table of the selected rows (class
+// counts, chosen columns) and its CSV. Hovering a record shows it (a picture with Config.Image,
+// its most frequent words with Config.Words, else its first feature values) and its k nearest
+// neighbours in the input space, found by the server: lines to them, orange where the view did
+// not keep one among its own k nearest (a recall error), magenta rings on the view's k nearest
+// that are no input neighbours (precision errors); the points can be coloured by their own
+// trustworthiness and continuity (their means are T(k) and C(k)). "NeRV live" fits NeRV or
+// t-NeRV for the session (at most LiveMax records, the exact path) in rounds of a few CG
+// iterations, each continuing from the last positions, so that the page shows the layout as it
+// forms, pauses, resumes and stops it, and changes λ between rounds, plotting both cost terms.
 //
 // # API
 //
@@ -40,14 +60,19 @@
 // or shutting down; a JSON answer is encoded before its status is sent, so it is never a 200
 // with an empty body. Positions are binary: n×2 little-endian float32, row-major
 // (Float32Array in the page), with headers X-Lowdim-Method, X-Lowdim-Controls and
-// X-Lowdim-Revision.
+// X-Lowdim-Revision. Every n-long answer is binary likewise (labels, uncertainty, selections):
+// a million positions are 8 MB, read straight into a Float32Array and handed to WebGL.
 //
-//	GET    /                                 the page; /static/… its script and style
+//	GET    /                                 the page; /static/… its scripts and style
 //	GET    /api/data                         {title, n, h, features, classes, labelled, read_only,
 //	                                          method, quality_rows, quality_sampled, neighbors, max_body,
-//	                                          max_controls, max_coord}
+//	                                          max_controls, max_coord, views (names, the main one
+//	                                          first), image ([w, h] or absent), words, has_names}
 //	GET    /api/labels                       n little-endian int32 class indices (−1 unknown)
-//	GET    /api/records/{i}                  {record, class, name, features, values (≤ 1024), truncated}
+//	GET    /api/records/{i}[?top=m]          {record, class, name, features, values (≤ 1024, or a
+//	                                          whole picture), truncated, top (m ≤ 100 features of the
+//	                                          largest values: [{feature, value}])}
+//	GET    /api/views/{v}/positions          view v ≥ 1 of Config.Views: n×2 float32
 //	POST   /api/sessions                     {} or no body → 201 {id, method, read_only}
 //	DELETE /api/sessions/{id}                204
 //	GET    /api/sessions/{id}/positions      positions
@@ -62,8 +87,23 @@
 //	GET    /api/sessions/{id}/suggest        {record} (−1: every record is pinned)
 //	GET    /api/sessions/{id}/uncertainty    n little-endian float32
 //	GET    /api/sessions/{id}/quality        lowdim eval -json's keys, plus revision, sampled, rows
-//	                                         (the sample's records), precision and recall (per row)
+//	                                         (the sample's records), precision and recall (per row),
+//	                                         trustworthiness_points and continuity_points (per row)
 //	                                         and seconds; a newer request of the session cancels it
+//	POST   /api/sessions/{id}/select         {"view": v, "polygon": [[x, y], …]} (3..4096 vertices in
+//	                                         view v's coordinates, or none to clear) → the records
+//	                                         inside, increasing, as int32; X-Lowdim-Selected: count
+//	GET    /api/sessions/{id}/selection      ?columns=i,j,…&limit=m → {view, count, classes
+//	                                         [{class, count}], columns, rows [{record, class, name, values}]}
+//	GET    /api/sessions/{id}/selection.csv  ?columns=i,j,… | all → record,name,label,<columns>
+//	GET    /api/sessions/{id}/neighbors/{i}  ?k= → {record, k, input, distances (input space, exact),
+//	                                         views (each view's k nearest of i, the main one first)}
+//	POST   /api/sessions/{id}/live           {"action": "start" | "pause" | "resume" | "stop" | "lambda",
+//	                                         "lambda": λ, "variant": "nerv" | "tnerv"} → the status below
+//	                                         (409 beyond LiveMax records, or with no fit to act on)
+//	GET    /api/sessions/{id}/live           {state, variant, lambda, round, progress, busy, history
+//	                                         [{round, lambda, cost, precision, recall, seconds}], view}
+//	GET    /api/sessions/{id}/live/positions the live fit's latest round: n×2 float32, X-Lowdim-Round
 //	GET    /api/sessions/{id}/embedding.csv  the view as lowdim embed -o writes it (x,y,label)
 //	GET    /api/sessions/{id}/projection.csv header row,<features>; rows mean, scale, x, y:
 //	                                         (x, y) = P·((v − mean) ∘ scale) for a data row v
@@ -104,6 +144,26 @@
 //     47 frames/s (38–55) and 16 projection updates/s (12–26). Every frame redraws (the ring
 //     under the pointer follows it); an update is a server round trip carrying 800 kB of
 //     positions at n = 100,000, and the page keeps one in flight.
+//   - The same benchmark, this page (canvas 2D, as it draws on software GL; the overlay on its
+//     own canvas) against the one before it (b507b6b), interleaved, two rounds each, nice 5
+//     under a load average of 26–32: n = 1797, 48–49 frames/s and 37–40 updates/s against
+//     52–55 and 44–46; n = 100,000, 46–58 frames/s and 22–40 updates/s against 27–50 and 9–19
+//     (the points are redrawn only when they change, not every frame). With WebGL2 on
+//     SwiftShader instead, n = 1797 gave 23–60 frames/s and 9–53 updates/s (four rounds, load
+//     25–34) and n = 100,000 17–25 and 6–10.
+//   - Rendering at scale (BenchmarkBrowserScale, scale.mjs; headless chromium 148, whose WebGL2
+//     runs on SwiftShader, ANGLE's software Vulkan: these are CPU figures; n seeded synthetic
+//     points as a fixed embedding; 1100×760 window; nice 5 under a load average of 32–36 from
+//     other jobs on the 2 cores, so inflated several times; medians of 3). First full frame,
+//     from the page's request to a pixel read back after the first draw: WebGL2 0.53 s at n =
+//     100,000 and 1.40 s at 1,000,000, canvas 2D 0.37 s and 0.63 s (0.47–0.92). One full redraw:
+//     WebGL2 61 ms and 0.57 s, canvas 2D 14 ms and 0.15 s (0.06–0.17). Panning (the median
+//     interval between animation frames while the background is dragged, one pointer event a
+//     frame, 3 s) with the last full frame moved: 16.7 ms — one frame at 60 Hz — for both
+//     renderers at both sizes (one WebGL2 run 33 ms; p95 83–117 ms with WebGL2, 17–33 ms with
+//     canvas 2D); redrawing every point each frame instead: WebGL2 100 ms and 0.57 s, canvas 2D
+//     16.7 ms and 0.15 s. On software GL the page therefore draws with canvas 2D; WebGL2 is for
+//     a real GPU, where a full redraw of a million points fits in a frame.
 //   - Quality of one view on the 3000-row sample (every measure plus the per-point losses,
 //     2 workers): about 5 s; on the 1797 digits 3–4 s.
 package web

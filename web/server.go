@@ -40,6 +40,19 @@ type Config struct {
 	// -o): the page shows it read-only — no control points, no projection — and colours and
 	// measures it like any other view.
 	Embedding *mat.Dense
+	// EmbeddingName names Embedding's view on the page (a file name, say); "" means "embedding".
+	EmbeddingName string
+	// Views are more fixed n×2 views of Data (other methods' embeddings), shown beside the main
+	// one — the session's projection, or Embedding — with the selection and the hovered record
+	// linked across all of them.
+	Views []View
+	// Image, when not zero, is the width and height of the picture each row holds (row-major
+	// grey levels: MNIST 28×28, the digits 8×8): hovering a record shows it. Its product must
+	// be the number of features.
+	Image [2]int
+	// Words says that rows are word counts (bag of words, the features named by their terms):
+	// hovering a record shows its most frequent words rather than its first features.
+	Words bool
 	// Title names the view on the page; "" means Data.Name.
 	Title string
 	// Interactive are the settings of every session's projection (linproj.Interactive); its Dim
@@ -97,8 +110,9 @@ type Handler struct {
 	labels []byte // n little-endian int32: class index, −1 unknown
 	sample []int  // quality rows (nil: all)
 	xs     *mat.Dense
-	ls     []int  // labels of the sample rows (nil without labels)
-	fixed  []byte // the read-only view's positions as float32 (nil when interactive)
+	ls     []int    // labels of the sample rows (nil without labels)
+	fixed  []byte   // the read-only view's positions as float32 (nil when interactive)
+	views  [][]byte // Config.Views' positions as float32
 
 	cop *http.CrossOriginProtection
 
@@ -121,15 +135,18 @@ type session struct {
 	pmu     sync.Mutex
 	pending []*move // moves not applied yet, at most one per record, in order of arrival
 
-	mu     sync.Mutex
-	lin    *linproj.Session // nil in a read-only view
-	y      *mat.Dense       // n×2 positions buffer, the view at revision yRev
-	yRev   int
-	buf    []byte // float32 positions of revision bRev: the answer of every change
-	bRev   int
-	finite bool      // every position in buf is finite as a float32
-	u      []float64 // uncertainty buffer
-	rev    int       // bumped on every change of the view
+	mu      sync.Mutex
+	lin     *linproj.Session // nil in a read-only view
+	y       *mat.Dense       // n×2 positions buffer, the view at revision yRev
+	yRev    int
+	buf     []byte // float32 positions of revision bRev: the answer of every change
+	bRev    int
+	finite  bool      // every position in buf is finite as a float32
+	u       []float64 // uncertainty buffer
+	rev     int       // bumped on every change of the view
+	live    *liveFit  // the session's live NeRV fit, if any
+	sel     []int32   // the selected records, increasing (nil: none)
+	selView int       // the view the selection was drawn in
 	// cancelQuality stops the quality computation under way, if any: a newer one replaces it.
 	cancelQuality context.CancelFunc
 }
@@ -194,6 +211,22 @@ func New(cfg Config) (*Handler, error) {
 		if h.fixed, finite = appendFloat32s(nil, cfg.Embedding); !finite {
 			return nil, dataset.Invalidf("web: the embedding holds %g: expected finite numbers within float32's ±3.4e38 (the page's type)", maxAbs(cfg.Embedding))
 		}
+	}
+	for k, v := range cfg.Views {
+		if v.Y == nil {
+			return nil, dataset.Invalidf("web: view %d (%s) has no positions", k+1, v.Name)
+		}
+		if r, c := v.Y.Dims(); r != n || c != 2 {
+			return nil, dataset.Invalidf("web: view %d (%s) is %d×%d, expected %d×2 (one 2-D row per data row)", k+1, v.Name, r, c, n)
+		}
+		b, finite := appendFloat32s(nil, v.Y)
+		if !finite {
+			return nil, dataset.Invalidf("web: view %d (%s) holds %g: expected finite numbers within float32's ±3.4e38", k+1, v.Name, maxAbs(v.Y))
+		}
+		h.views = append(h.views, b)
+	}
+	if w, ht := cfg.Image[0], cfg.Image[1]; (w != 0 || ht != 0) && (w <= 0 || ht <= 0 || w*ht != d.Dim()) {
+		return nil, dataset.Invalidf("web: an image of %d×%d pixels for rows of %d features: expected width × height = %d", w, ht, d.Dim(), d.Dim())
 	}
 	h.labels = make([]byte, 4*n)
 	for i := 0; i < n; i++ {
@@ -298,6 +331,14 @@ func (h *Handler) routes() {
 	m.HandleFunc("GET /api/sessions/{id}/embedding.csv", h.withSession(h.getEmbeddingCSV))
 	m.HandleFunc("GET /api/sessions/{id}/projection.csv", h.withSession(h.getProjectionCSV))
 	m.HandleFunc("GET /api/sessions/{id}/model.lowdim", h.withSession(h.getModel))
+	m.HandleFunc("GET /api/views/{view}/positions", h.getViewPositions)
+	m.HandleFunc("POST /api/sessions/{id}/select", h.withSession(h.postSelect))
+	m.HandleFunc("GET /api/sessions/{id}/selection", h.withSession(h.getSelection))
+	m.HandleFunc("GET /api/sessions/{id}/selection.csv", h.withSession(h.getSelectionCSV))
+	m.HandleFunc("GET /api/sessions/{id}/neighbors/{record}", h.withSession(h.getNeighbors))
+	m.HandleFunc("POST /api/sessions/{id}/live", h.withSession(h.postLive))
+	m.HandleFunc("GET /api/sessions/{id}/live", h.withSession(h.getLive))
+	m.HandleFunc("GET /api/sessions/{id}/live/positions", h.withSession(h.getLivePositions))
 	h.mux = m
 }
 
@@ -487,6 +528,9 @@ func (h *Handler) end(id string) bool {
 	s.mu.Lock()
 	if s.cancelQuality != nil {
 		s.cancelQuality()
+	}
+	if s.live != nil {
+		s.live.cancel()
 	}
 	s.mu.Unlock()
 	return true

@@ -439,7 +439,7 @@ func TestHosts(t *testing.T) {
 // The page and its assets are served from the binary, with a policy that forbids outside sources.
 func TestAssets(t *testing.T) {
 	h := newHandler(t, Config{Data: synthetic(30, 3, 2, 8), Neighbors: 3})
-	for path, want := range map[string]string{"/": "<canvas", "/static/app.js": "requestAnimationFrame", "/static/style.css": "#canvas"} {
+	for path, want := range map[string]string{"/": `id="views"`, "/static/app.js": "requestAnimationFrame", "/static/render.js": "webgl2", "/static/style.css": ".view canvas"} {
 		rec := call(t, h, "GET", path, "", "")
 		if rec.Code != 200 || !bytes.Contains(rec.Body.Bytes(), []byte(want)) {
 			t.Errorf("%s: %d, body without %q", path, rec.Code, want)

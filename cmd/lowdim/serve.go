@@ -8,6 +8,9 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"lowdim/linproj"
@@ -19,12 +22,17 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		"Serves an interactive web page on INPUT (default @digits, the built-in 8×8 digits): a linear projection\n"+
 			"(Most Likely Embedding or LSP) steered by dragging control points, coloured by class, uncertainty or\n"+
 			"each point's share of the quality loss, with the quality measures of the current view. With -embedding\n"+
-			"it shows another method's embedding read-only. The page works offline (no CDN). Ctrl-C stops the server.", e)
+			"it shows another method's embedding read-only; more -embedding (or -view) flags show more maps side by\n"+
+			"side, with lasso and box selection and the hovered record linked across them. Points are drawn with\n"+
+			"WebGL2 (canvas 2D without it). The page works offline (no CDN). Ctrl-C stops the server.", e)
 	var (
 		in          inputFlags
 		addr        = fs.String("addr", "127.0.0.1:7878", "listen `address` (host:port; port 0 picks a free one). Anything but loopback exposes the data to the network, behind a token")
 		token       = fs.String("token", "", "require this `token` of every API request (the page carries it: open the address printed at start, …/?token=…); beyond loopback one is drawn at random when none is given")
-		embPath     = fs.String("embedding", "", "show the embedding `EMB` (CSV as lowdim embed -o writes it, 2 columns) read-only instead of the projection")
+		embPaths    stringsFlag
+		viewPaths   stringsFlag
+		image       = fs.String("image", "", "rows are pictures of `WxH` pixels (MNIST 28x28, the digits 8x8): hovering a record shows it")
+		words       = fs.Bool("words", false, "rows are word counts (bag of words, features named by their terms): hovering a record shows its most frequent words")
 		method      = fs.String("method", "mle", "projection each page starts with: mle (the Most Likely Embedding; PCA until a point is moved) or lsp")
 		normalize   = fs.String("normalize", "none", "column normalisation before projecting: none, zscore or max")
 		covariance  = fs.String("covariance", "data", "MLE prior covariance Ψ: data (the data's covariance) or identity")
@@ -35,6 +43,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		maxSessions = fs.Int("sessions", 8, "most pages open at once (each holds a normalised copy of the data)")
 		idle        = fs.Duration("idle", 30*time.Minute, "end a page's session after this long unused")
 	)
+	fs.Var(&embPaths, "embedding", "show the embedding `EMB` (CSV as lowdim embed -o writes it, 2 columns) read-only instead of the projection; repeated, the others are shown beside the first")
+	fs.Var(&viewPaths, "view", "show the embedding `EMB` beside the main view (the projection, or the first -embedding); repeatable")
 	in.register(fs)
 	if err := parseFlags(fs, args, e); err != nil {
 		return err
@@ -76,25 +86,53 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	if err != nil {
 		return usagef("-addr: expected host:port, found %q", *addr)
 	}
-	if inputPath == "-" && *embPath == "-" {
-		return usagef("INPUT and -embedding cannot both read standard input")
+	all := append(append([]string(nil), embPaths...), viewPaths...)
+	stdin := 0
+	for _, p := range append(all, inputPath) {
+		if p == "-" {
+			stdin++
+		}
 	}
+	if stdin > 1 {
+		return usagef("INPUT, -embedding and -view: only one of them can read standard input")
+	}
+	if *image != "" {
+		w, h, ok := strings.Cut(*image, "x")
+		var err1, err2 error
+		cfg.Image[0], err1 = strconv.Atoi(w)
+		cfg.Image[1], err2 = strconv.Atoi(h)
+		if !ok || err1 != nil || err2 != nil || cfg.Image[0] < 1 || cfg.Image[1] < 1 {
+			return usagef("-image: expected WIDTHxHEIGHT in pixels (28x28), found %q", *image)
+		}
+	}
+	cfg.Words = *words
 	if cfg.Data, err = in.load(e, inputPath); err != nil {
 		return err
 	}
-	if *embPath != "" {
-		emb, err := loadEmbedding(e, *embPath, cfg.Data.Len())
+	if w, h := cfg.Image[0], cfg.Image[1]; w > 0 && w*h != cfg.Data.Dim() {
+		return usagef("-image: %dx%d pixels, but the rows have %d features", w, h, cfg.Data.Dim())
+	}
+	for k, p := range all {
+		emb, err := loadEmbedding(e, p, cfg.Data.Len())
 		if err != nil {
 			return err
 		}
-		if emb.Dim() != 2 {
-			return usagef("-embedding: %s has %d coordinate columns; the page shows 2", *embPath, emb.Dim())
+		flag := "-embedding"
+		if k >= len(embPaths) {
+			flag = "-view"
 		}
-		cfg.Embedding = emb.X
-		cfg.Title = cfg.Data.Name + " — " + *embPath
+		if emb.Dim() != 2 {
+			return usagef("%s: %s has %d coordinate columns; the page shows 2", flag, p, emb.Dim())
+		}
 		if cfg.Data.Labels == nil && emb.Labels != nil {
 			cfg.Data.Labels, cfg.Data.ClassNames = emb.Labels, emb.ClassNames
 		}
+		if k == 0 && len(embPaths) > 0 {
+			cfg.Embedding, cfg.EmbeddingName = emb.X, filepath.Base(p)
+			cfg.Title = cfg.Data.Name + " — " + p
+			continue
+		}
+		cfg.Views = append(cfg.Views, web.View{Name: filepath.Base(p), Y: emb.X})
 	}
 	if host != "" && net.ParseIP(host) == nil {
 		cfg.Hosts = []string{host} // a name given in -addr is one the page may be opened by
@@ -151,5 +189,15 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintln(e.stderr, "lowdim: stopped")
+	return nil
+}
+
+// stringsFlag is a flag that may be given more than once; it keeps every value, in order.
+type stringsFlag []string
+
+func (f *stringsFlag) String() string { return strings.Join(*f, ",") }
+
+func (f *stringsFlag) Set(s string) error {
+	*f = append(*f, s)
 	return nil
 }

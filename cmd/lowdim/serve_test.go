@@ -206,10 +206,46 @@ func TestServeUsageErrors(t *testing.T) {
 		{[]string{"serve", "-embedding", emb3}, "has 3 coordinate columns; the page shows 2"},
 		{[]string{"serve", "-embedding", short}, "has 2 rows but the data set has 1797"},
 		{[]string{"serve", filepath.Join(dir, "missing.csv")}, "missing.csv"},
+		{[]string{"serve", "-view", emb3}, "-view: " + emb3 + " has 3 coordinate columns"},
+		{[]string{"serve", "-embedding", "-", "-view", "-"}, "only one of them can read standard input"},
+		{[]string{"serve", "-image", "8by8"}, "-image: expected WIDTHxHEIGHT"},
+		{[]string{"serve", "-image", "8x9"}, "-image: 8x9 pixels, but the rows have 64 features"},
 	} {
 		_, stderr, status := runCLI(t, "", c.args...)
 		if status != 2 || !strings.Contains(stderr, c.says) {
 			t.Errorf("%v: exit %d, stderr %q; want 2 and %q", c.args, status, stderr, c.says)
 		}
+	}
+}
+
+// Repeated -embedding and -view show more maps beside the main one, named by their files;
+// -image and -words reach the page.
+func TestServeViews(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "pca.csv"), filepath.Join(dir, "other.csv")
+	for _, p := range []string{a, b} {
+		if _, stderr, status := runCLI(t, "", "embed", "-o", p); status != 0 {
+			t.Fatalf("embed: %s", stderr)
+		}
+	}
+	url, stop := startServe(t, "-embedding", a, "-embedding", b, "-view", a, "-image", "8x8", "-words")
+	defer stop()
+	var d struct {
+		Views    []string `json:"views"`
+		Image    []int    `json:"image"`
+		Words    bool     `json:"words"`
+		ReadOnly bool     `json:"read_only"`
+	}
+	if code := getJSON(t, "GET", url+"/api/data", &d); code != 200 || strings.Join(d.Views, ",") != "pca.csv,other.csv,pca.csv" ||
+		len(d.Image) != 2 || d.Image[0] != 8 || !d.Words || !d.ReadOnly {
+		t.Errorf("GET /api/data: %d %+v", code, d)
+	}
+	resp, err := http.Get(url + "/api/views/2/positions")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.ContentLength != 1797*8 {
+		t.Errorf("view 2: %d, %d bytes", resp.StatusCode, resp.ContentLength)
 	}
 }

@@ -1,26 +1,90 @@
-// lowdim serve: the page. Plain ES module, canvas 2D; points are drawn into one ImageData per
-// frame (a few milliseconds for 100,000 points), control points and highlights as vectors on top.
+// lowdim serve: the page. Plain ES modules, no library. Points are drawn by WebGL2 (render.js;
+// canvas 2D where WebGL2 is missing, or with ?renderer=2d), one canvas per view; control
+// points, rings, neighbour lines and the lasso are vectors on a 2-D canvas laid over it.
+
+import { glRenderer, canvasRenderer } from './render.js';
 
 const $ = (id) => document.getElementById(id);
-const canvas = $('canvas');
-const ctx = canvas.getContext('2d');
 
-// S is the page's whole state; window.lowdim exposes it to the browser tests.
+// V is one view: a map of the records (view 0 is the session's own: the projection, or the
+// fixed embedding; the others are fixed ones shown beside it), with its own pan and zoom.
+function newView(index, name) {
+  const el = document.createElement('div');
+  el.className = 'view';
+  const label = document.createElement('div');
+  label.className = 'vname';
+  label.textContent = name;
+  label.title = name;
+  const base = document.createElement('canvas');
+  base.className = 'base';
+  const ov = document.createElement('canvas');
+  ov.className = 'ov';
+  ov.setAttribute('aria-label', `view ${index + 1}: ${name}`);
+  if (index === 0) ov.id = 'canvas'; // the main view's event surface (the browser tests use it)
+  el.append(base, ov, label);
+  $('views').append(el);
+  let r = null;
+  if (S.useGL) {
+    try { r = glRenderer(base); } catch (e) { console.warn('WebGL2 renderer failed, using canvas 2D:', e); r = null; }
+  }
+  if (!r) r = canvasRenderer(base);
+  return {
+    index, name, el, base, ov, octx: ov.getContext('2d'), r,
+    pos: new Float32Array(0), view: { cx: 0, cy: 0, k: 1 }, k0: 1, W: 1, H: 1, dpr: 1, lastWheel: -1e9,
+  };
+}
+
+// RENDERER is what the address asks for: ?renderer=2d or ?renderer=webgl2; otherwise (auto)
+// WebGL2, except on software GL (SwiftShader, llvmpipe), where stamping the points into an
+// ImageData costs the CPU far less than software rasterisation (headless chromium on
+// SwiftShader, load ~30: a full redraw of 100,000 points 6 ms against 70, of a million 0.14 s
+// against 0.93 s; the drag benchmark at 100,000 points 37 frames/s against 17). Both
+// renderers move the last full frame while a view pans or zooms.
+const RENDERER = (() => {
+  const q = new URLSearchParams(location.search).get('renderer');
+  return q === '2d' || q === 'webgl2' ? q : 'auto';
+})();
+
+// softwareGL reports whether the browser's WebGL2 runs in software, probing a throwaway canvas.
+function softwareGL() {
+  const gl = document.createElement('canvas').getContext('webgl2');
+  if (!gl) return false;
+  const ext = gl.getExtension('WEBGL_debug_renderer_info');
+  const name = ext ? String(gl.getParameter(ext.UNMASKED_RENDERER_WEBGL)) : '';
+  const lose = gl.getExtension('WEBGL_lose_context');
+  if (lose) lose.loseContext();
+  return /SwiftShader|llvmpipe|softpipe|Software/i.test(name);
+}
+
+
+// FAST_N: from this many records on, a view in motion (panned, or zoomed in the last 200 ms)
+// shows its last full frame moved rather than redrawing every point (render.js); below it, it
+// does so too once full frames in motion have been seen to take more than SLOW_MS (software
+// GL: SwiftShader redraws 100,000 points in ~0.1 s on the loaded test machine, a GPU in well
+// under a frame). ?fast=N sets FAST_N (the benchmarks compare).
+const SLOW_MS = 40;
+const FAST_N = +(new URLSearchParams(location.search).get('fast') || 200000);
+
+// S is the page's whole state; window.lowdim exposes it to the browser tests. S.pos, S.view, S.W,
+// S.H and S.dpr are those of the main view.
 const S = {
   meta: null, id: null, n: 0,
-  pos: new Float32Array(0),     // n×2 current positions (from the server)
+  views: [],
   labels: new Int32Array(0),
   controls: new Map(),          // record → [x, y] placement
   method: 'mle', readOnly: false,
   colourBy: 'class', colours: new Uint32Array(0), order: null,
-  unc: null, qual: null, qualPending: false,
-  view: { cx: 0, cy: 0, k: 1 }, W: 1, H: 1, dpr: 1,
-  hover: -1, suggested: -1,
+  unc: null, qual: null, qualPending: false, qualStarted: 0,
+  hover: -1, suggested: -1, nb: null,
+  tool: 'pan', lasso: null, selected: null, selMask: null, selPolygon: null, selView: 0, selServer: null, selCount: 0,
   drag: null, pan: null,
   pendingMove: null, moveInflight: false, chain: Promise.resolve(), busy: 0,
-  dirty: true, frames: 0, draws: 0, updates: 0, rev: 0,
-  ready: false, errors: [],
+  dirty: true, frames: 0, draws: 0, updates: 0, rev: 0, frameTimes: [], lastFrame: 0, firstFrame: 0,
+  renderer: '', ready: false, errors: [], fastN: FAST_N, motionMs: 0, fullInMotion: false,
 };
+for (const key of ['pos', 'view', 'W', 'H', 'dpr']) {
+  Object.defineProperty(S, key, { get: () => S.views[0][key], set: (v) => { S.views[0][key] = v; } });
+}
 
 // ---- requests ---------------------------------------------------------------------------
 
@@ -31,7 +95,7 @@ const TOKEN = new URLSearchParams(location.search).get('token') || '';
 
 function api(path) { return `api/sessions/${S.id}/${path}`; }
 
-function withToken(url) { return TOKEN ? `${url}?token=${encodeURIComponent(TOKEN)}` : url; }
+function withToken(url) { return TOKEN ? `${url}${url.includes('?') ? '&' : '?'}token=${encodeURIComponent(TOKEN)}` : url; }
 
 // headers are those of every request; a request that changes something also says it is JSON
 // (the server refuses anything else, which keeps other sites' pages out).
@@ -74,9 +138,8 @@ function changeView(path, body) {
   return serial(async () => {
     const r = await post(path, body);
     setPositions(r);
-    await r.arrayBuffer().then((b) => { S.pos = new Float32Array(b); });
+    setPos(S.views[0], new Float32Array(await r.arrayBuffer()));
     S.updates++;
-    S.dirty = true;
   });
 }
 
@@ -85,6 +148,16 @@ function setPositions(r) {
   if (m) S.method = m;
   S.rev = +r.headers.get('X-Lowdim-Revision');
 }
+
+function setPos(V, p) {
+  V.pos = p;
+  V.r.setPositions(p);
+  if (S.selMask) V.r.setFlags(S.selMask);
+  V.stale = S.dirty = true;
+}
+
+// restyle marks every view's points for a redraw (colours or the selection changed).
+function restyle() { for (const V of S.views) V.stale = true; S.dirty = true; }
 
 function showError(e) {
   S.errors.push(String(e.message || e));
@@ -99,56 +172,64 @@ function status(msg, error = false) {
 
 // ---- view transform ---------------------------------------------------------------------
 
-function toScreen(x, y) {
-  const v = S.view;
-  return [S.W / 2 + (x - v.cx) * v.k, S.H / 2 - (y - v.cy) * v.k];
+function toScreenV(V, x, y) {
+  const v = V.view;
+  return [V.W / 2 + (x - v.cx) * v.k, V.H / 2 - (y - v.cy) * v.k];
 }
 
-function toData(sx, sy) {
-  const v = S.view;
-  return [v.cx + (sx - S.W / 2) / v.k, v.cy - (sy - S.H / 2) / v.k];
+function toDataV(V, sx, sy) {
+  const v = V.view;
+  return [v.cx + (sx - V.W / 2) / v.k, v.cy - (sy - V.H / 2) / v.k];
 }
 
-function fit() {
+const toScreen = (x, y) => toScreenV(S.views[0], x, y);
+const toData = (sx, sy) => toDataV(S.views[0], sx, sy);
+
+function fitView(V) {
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
-  const p = S.pos;
+  const p = V.pos;
   for (let i = 0; i < S.n; i++) {
     const x = p[2 * i], y = p[2 * i + 1];
     if (x < x0) x0 = x; if (x > x1) x1 = x;
     if (y < y0) y0 = y; if (y > y1) y1 = y;
   }
-  for (const [x, y] of S.controls.values()) {
-    x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+  if (V.index === 0) {
+    for (const [x, y] of S.controls.values()) {
+      x0 = Math.min(x0, x); x1 = Math.max(x1, x); y0 = Math.min(y0, y); y1 = Math.max(y1, y);
+    }
   }
   if (!(x1 >= x0)) { x0 = x1 = y0 = y1 = 0; }
   const w = Math.max(x1 - x0, 1e-12), h = Math.max(y1 - y0, 1e-12);
-  let k = 0.9 * Math.min(S.W / w, S.H / h);
-  if (x1 - x0 < 1e-9 && y1 - y0 < 1e-9) k = Math.min(S.W, S.H) / 2; // everything at one place
-  S.view = { cx: (x0 + x1) / 2, cy: (y0 + y1) / 2, k };
+  let k = 0.9 * Math.min(V.W / w, V.H / h);
+  if (x1 - x0 < 1e-9 && y1 - y0 < 1e-9) k = Math.min(V.W, V.H) / 2; // everything at one place
+  V.view = { cx: (x0 + x1) / 2, cy: (y0 + y1) / 2, k };
+  V.k0 = k;
   S.dirty = true;
 }
 
-function resize() {
-  const r = canvas.getBoundingClientRect();
-  S.dpr = window.devicePixelRatio || 1;
-  const W = Math.max(1, Math.round(r.width * S.dpr)), H = Math.max(1, Math.round(r.height * S.dpr));
-  if (W === canvas.width && H === canvas.height) return;
-  const old = { W: S.W, H: S.H };
-  canvas.width = W; canvas.height = H;
-  S.W = W; S.H = H;
-  S.img = ctx.createImageData(W, H);
-  S.px = new Uint32Array(S.img.data.buffer);
-  if (old.W > 1) S.view.k *= Math.min(W / old.W, H / old.H);
+function fit() { S.views.forEach(fitView); }
+
+function resizeView(V) {
+  const r = V.ov.getBoundingClientRect();
+  V.dpr = window.devicePixelRatio || 1;
+  const W = Math.max(1, Math.round(r.width * V.dpr)), H = Math.max(1, Math.round(r.height * V.dpr));
+  if (W === V.base.width && H === V.base.height) return;
+  const old = { W: V.W, H: V.H };
+  V.base.width = V.ov.width = W; V.base.height = V.ov.height = H;
+  V.W = W; V.H = H;
+  if (old.W > 1) { const f = Math.min(W / old.W, H / old.H); V.view.k *= f; V.k0 *= f; }
   S.dirty = true;
 }
+
+function resize() { S.views.forEach(resizeView); }
 
 // ---- colours ----------------------------------------------------------------------------
 
-const rgba = (r, g, b) => (255 << 24 | b << 16 | g << 8 | r) >>> 0; // ImageData is RGBA bytes
+const rgba = (r, g, b) => (255 << 24 | b << 16 | g << 8 | r) >>> 0; // RGBA bytes, little-endian
 const hex = (c) => '#' + [c & 255, c >> 8 & 255, c >> 16 & 255].map((v) => v.toString(16).padStart(2, '0')).join('');
 const TAB10 = [[31, 119, 180], [255, 127, 14], [44, 160, 44], [214, 39, 40], [148, 103, 189],
   [140, 86, 75], [227, 119, 194], [127, 127, 127], [188, 189, 34], [23, 190, 207]];
-const GREY = rgba(205, 205, 205), BG = rgba(255, 255, 255);
+const GREY = rgba(205, 205, 205);
 
 function classColour(c) {
   if (c < 0) return GREY;
@@ -176,6 +257,12 @@ function recolour() {
   const n = S.n, col = new Uint32Array(n).fill(GREY);
   let legend = '', first = [], last = [];
   const by = S.colourBy;
+  const perSample = (v, colourOf) => {
+    const rows = S.qual.rows, inSample = new Uint8Array(n);
+    v.forEach((x, k) => { const i = rows ? rows[k] : k; col[i] = colourOf(x); inSample[i] = 1; });
+    for (let i = 0; i < n; i++) (inSample[i] ? last : first).push(i);
+    return rows ? `; grey: not in the ${rows.length}-row sample` : '';
+  };
   if (by === 'class') {
     for (let i = 0; i < n; i++) col[i] = classColour(S.labels[i]);
     const names = S.meta.classes || [];
@@ -188,19 +275,25 @@ function recolour() {
       for (let i = 0; i < n; i++) col[i] = ramp(S.unc[i] / hi);
       legend = rampLegend('0', fmt(hi) + ' (99th pct.)', 'posterior variance xᵀΨ<sub>post</sub>x');
     } else legend = S.readOnly ? 'no projection: a fixed embedding has no uncertainty' : 'loading…';
-  } else if (S.qual) {
-    const v = by === 'precision' ? S.qual.precision : S.qual.recall;
-    const rows = S.qual.rows, sum = v.reduce((a, b) => a + b, 0) || 1;
+  } else if (!S.qual) {
+    legend = 'computing the quality measures…';
+  } else if (by === 'precision' || by === 'recall') {
+    const v = S.qual[by], sum = v.reduce((a, b) => a + b, 0) || 1;
     const hi = quantile(v, 0.99) / sum || 1;
-    const inSample = new Uint8Array(n);
-    v.forEach((x, k) => { const i = rows ? rows[k] : k; col[i] = ramp(x / sum / hi); inSample[i] = 1; });
-    for (let i = 0; i < n; i++) (inSample[i] ? last : first).push(i);
-    legend = rampLegend('0', (100 * hi).toPrecision(2) + '% (99th pct.)', `share of the ${by} loss` + (rows ? `; grey: not in the ${rows.length}-row sample` : ''));
-  } else legend = 'computing…';
+    const note = perSample(v, (x) => ramp(x / sum / hi));
+    legend = rampLegend('0', (100 * hi).toPrecision(2) + '% (99th pct.)', `share of the ${by} loss` + note);
+  } else {
+    const v = S.qual[by === 'trustworthiness' ? 'trustworthiness_points' : 'continuity_points'];
+    const lo = Math.min(quantile(v, 0.01), 0.999);
+    const note = perSample(v, (x) => ramp((1 - x) / (1 - lo)));
+    legend = rampLegend('1', fmt(lo) + ' (1st pct.)', `${by} of each point at k = ${S.qual.neighbors}: ` +
+      (by === 'trustworthiness' ? 'low where its neighbours on screen are strangers (precision errors)' : 'low where its true neighbours were drawn far away (recall errors)') + note);
+  }
   S.colours = col;
   S.order = first.length ? Int32Array.from(first.concat(last)) : null;
+  for (const V of S.views) V.r.setColours(col, S.order);
   $('legend').innerHTML = legend;
-  S.dirty = true;
+  restyle();
 }
 
 function rampLegend(lo, hi, what) {
@@ -213,62 +306,90 @@ const fmt = (v) => (v == null ? '—' : Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-
 
 // ---- drawing ----------------------------------------------------------------------------
 
-function stamp() {
-  const r = (S.n <= 5000 ? 3 : S.n <= 30000 ? 2 : 1) * S.dpr, offs = [];
-  const R = Math.max(0.75, r - 0.5);
-  for (let dy = -Math.ceil(R); dy <= Math.ceil(R); dy++)
-    for (let dx = -Math.ceil(R); dx <= Math.ceil(R); dx++)
-      if (dx * dx + dy * dy <= R * R + 0.5) offs.push([dx, dy]);
-  return offs;
+// pointSize is a point's diameter in device pixels: larger for few points, growing as one zooms in.
+function pointSize(V) {
+  const base = S.n <= 5000 ? 5 : S.n <= 30000 ? 3 : S.n <= 300000 ? 2 : 1;
+  return Math.min(12, base * Math.max(1, Math.sqrt(V.view.k / V.k0))) * V.dpr;
+}
+
+// moving reports whether view V is being panned or zoomed (a full redraw follows when it stops).
+const moving = (V) => (S.pan && S.pan.V === V) || performance.now() - V.lastWheel < 200;
+
+// drawView redraws the points of V when they changed (V.stale) or it moves — the overlay
+// (rings, lines, the lasso) alone changes far more often: a hover, a drag between updates.
+function drawView(V) {
+  const m = moving(V), fast = m && (S.n >= S.fastN || S.motionMs > SLOW_MS);
+  const key = `${V.view.cx},${V.view.cy},${V.view.k},${V.W},${V.H}`;
+  if (V.stale || key !== V.drawn || (V.wasFast && !fast)) {
+    V.r.draw(V.view, V.W, V.H, pointSize(V), fast);
+    if (m && !fast) S.fullInMotion = true;
+    V.stale = false; V.drawn = key; V.wasFast = fast;
+  }
+  const ctx = V.octx, p = V.pos, col = S.colours, d = V.dpr;
+  ctx.clearRect(0, 0, V.W, V.H);
+  const at = (i) => toScreenV(V, p[2 * i], p[2 * i + 1]);
+  const ring = (i, r, colour, w = 1.5) => {
+    const [x, y] = at(i);
+    ctx.strokeStyle = colour; ctx.lineWidth = w * d;
+    ctx.beginPath(); ctx.arc(x, y, r * d, 0, 2 * Math.PI); ctx.stroke();
+  };
+  if (V.index === 0) {
+    ctx.lineWidth = 1.5 * d;
+    for (const [r, [x, y]] of S.controls) {       // placement: ring; line to where the point went
+      const [sx, sy] = toScreenV(V, x, y), [px, py] = at(r);
+      ctx.strokeStyle = '#000';
+      ctx.beginPath(); ctx.moveTo(sx, sy); ctx.lineTo(px, py); ctx.stroke();
+      ctx.beginPath(); ctx.arc(sx, sy, 7 * d, 0, 2 * Math.PI); ctx.stroke();
+      ctx.fillStyle = hex(col[r]);
+      ctx.beginPath(); ctx.arc(px, py, 4 * d, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
+    }
+  }
+  const nb = S.nb;
+  if (nb && nb.record === S.hover && nb.views[V.index]) {
+    // Input neighbours: a line to each; orange where the view does not have it among its k
+    // nearest (a recall error). The view's own neighbours that are none: magenta rings.
+    const [hx, hy] = at(nb.record), shown = new Set(nb.views[V.index]), near = new Set(nb.input);
+    for (const j of nb.input) {
+      const [x, y] = at(j), miss = !shown.has(j);
+      ctx.strokeStyle = miss ? 'rgba(224,112,0,.9)' : 'rgba(0,0,0,.45)';
+      ctx.lineWidth = (miss ? 1.5 : 1) * d;
+      ctx.beginPath(); ctx.moveTo(hx, hy); ctx.lineTo(x, y); ctx.stroke();
+      ctx.fillStyle = miss ? '#e07000' : '#000';
+      ctx.beginPath(); ctx.arc(x, y, 2.5 * d, 0, 2 * Math.PI); ctx.fill();
+    }
+    for (const j of nb.views[V.index]) if (!near.has(j)) ring(j, 5, '#c000c0', 1.5);
+  }
+  for (const [i, c] of [[S.suggested, '#d00'], [S.hover, '#000']]) if (i >= 0 && (V.index === 0 || c === '#000')) ring(i, 10, c);
+  if (S.lasso && S.lasso.view === V.index) {
+    const pts = S.lasso.box ? boxCorners(S.lasso) : S.lasso.pts;
+    ctx.strokeStyle = '#0a6'; ctx.fillStyle = 'rgba(0,170,102,.08)'; ctx.lineWidth = 1.5 * d;
+    ctx.setLineDash([5 * d, 4 * d]);
+    ctx.beginPath();
+    pts.forEach(([x, y], k) => (k ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
+    ctx.closePath(); ctx.fill(); ctx.stroke();
+    ctx.setLineDash([]);
+  }
 }
 
 function draw() {
   S.draws++;
-  const { W, H, px } = S, p = S.pos, col = S.colours, v = S.view;
-  px.fill(BG);
-  const offs = S.stamp, hw = W / 2, hh = H / 2, k = v.k, cx = v.cx, cy = v.cy;
-  const order = S.order, n = S.n;
-  if (offs.length === 1) {
-    for (let m = 0; m < n; m++) {
-      const i = order ? order[m] : m;
-      const x = (hw + (p[2 * i] - cx) * k) | 0, y = (hh - (p[2 * i + 1] - cy) * k) | 0;
-      if (x >= 0 && x < W && y >= 0 && y < H) px[y * W + x] = col[i];
-    }
-  } else {
-    for (let m = 0; m < n; m++) {
-      const i = order ? order[m] : m;
-      const x = Math.round(hw + (p[2 * i] - cx) * k), y = Math.round(hh - (p[2 * i + 1] - cy) * k);
-      if (x < -3 || x > W + 3 || y < -3 || y > H + 3) continue;
-      const c = col[i];
-      for (const [dx, dy] of offs) {
-        const xx = x + dx, yy = y + dy;
-        if (xx >= 0 && xx < W && yy >= 0 && yy < H) px[yy * W + xx] = c;
-      }
-    }
-  }
-  ctx.putImageData(S.img, 0, 0);
-  const d = S.dpr;
-  ctx.lineWidth = 1.5 * d;
-  for (const [r, [x, y]] of S.controls) {       // placement: ring; line to where the point went
-    const [sx, sy] = toScreen(x, y), [px_, py_] = toScreen(p[2 * r], p[2 * r + 1]);
-    ctx.strokeStyle = '#000';
-    ctx.beginPath(); ctx.moveTo(sx, sy); ctx.lineTo(px_, py_); ctx.stroke();
-    ctx.beginPath(); ctx.arc(sx, sy, 7 * d, 0, 2 * Math.PI); ctx.stroke();
-    ctx.fillStyle = hex(col[r]);
-    ctx.beginPath(); ctx.arc(px_, py_, 4 * d, 0, 2 * Math.PI); ctx.fill(); ctx.stroke();
-  }
-  for (const [i, c] of [[S.suggested, '#d00'], [S.hover, '#000']]) {
-    if (i < 0) continue;
-    const [sx, sy] = toScreen(p[2 * i], p[2 * i + 1]);
-    ctx.strokeStyle = c;
-    ctx.beginPath(); ctx.arc(sx, sy, 10 * d, 0, 2 * Math.PI); ctx.stroke();
+  for (const V of S.views) drawView(V);
+  if (!S.firstFrame) { // time from the request of the page to its first full frame
+    for (const V of S.views) V.r.finish();
+    S.firstFrame = performance.now();
   }
 }
 
-function frame() {
+function frame(t) {
   S.frames++;
+  if (S.lastFrame) { S.frameTimes.push(t - S.lastFrame); if (S.frameTimes.length > 600) S.frameTimes.shift(); }
+  // The pace of frames that redrew every point in motion (a moving average): slow ones make
+  // the moving views show their last full frame instead.
+  if (S.fullInMotion && S.lastFrame) S.motionMs = 0.7 * S.motionMs + 0.3 * (t - S.lastFrame);
+  S.fullInMotion = false;
+  S.lastFrame = t;
   pumpMove();
-  if (S.dirty && S.img) { S.dirty = false; draw(); }
+  if (S.dirty) { S.dirty = false; draw(); }
   requestAnimationFrame(frame);
 }
 
@@ -282,22 +403,105 @@ function pumpMove() {
   changeView('move', m).finally(() => { S.moveInflight = false; });
 }
 
-// ---- interaction ------------------------------------------------------------------------
+// ---- selection --------------------------------------------------------------------------
 
-function eventXY(e) {
-  const r = canvas.getBoundingClientRect();
-  return [(e.clientX - r.left) * S.dpr, (e.clientY - r.top) * S.dpr];
+function boxCorners(l) {
+  const [x0, y0] = l.pts[0], [x1, y1] = l.pts[l.pts.length - 1];
+  return [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
 }
 
-// hit returns the point nearest to the screen position within 8 CSS pixels (control points
-// first), or −1.
-function hit(sx, sy) {
-  const lim = (8 * S.dpr) ** 2;
-  for (const r of S.controls.keys()) {
-    const [x, y] = toScreen(S.pos[2 * r], S.pos[2 * r + 1]);
-    if ((x - sx) ** 2 + (y - sy) ** 2 <= lim) return r;
+// inPolygon is the server's test (web/explore.go), operation for operation: the even–odd rule.
+function inPolygon(xs, ys, x, y) {
+  let inside = false;
+  for (let i = 0, j = xs.length - 1; i < xs.length; j = i++) {
+    if ((ys[i] > y) !== (ys[j] > y)) {
+      const t = (xs[j] - xs[i]) * (y - ys[i]);
+      if (x < t / (ys[j] - ys[i]) + xs[i]) inside = !inside;
+    }
   }
-  const [dx, dy] = toData(sx, sy), p = S.pos, k2 = S.view.k * S.view.k;
+  return inside;
+}
+
+// select selects the records inside polygon (data coordinates of view v) at once in the page,
+// then sends the polygon to the server, which keeps the selection (for the table and the CSV)
+// and answers its own rows; the page says so if they differ.
+async function select(v, polygon) {
+  const V = S.views[v], p = V.pos, xs = polygon.map((q) => q[0]), ys = polygon.map((q) => q[1]);
+  const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
+  const rows = [], mask = new Uint8Array(S.n);
+  for (let i = 0; i < S.n; i++) {
+    const x = p[2 * i], y = p[2 * i + 1];
+    if (x >= x0 && x <= x1 && y >= y0 && y <= y1 && inPolygon(xs, ys, x, y)) { rows.push(i); mask[i] = 1; }
+  }
+  S.selected = Int32Array.from(rows); S.selMask = mask; S.selPolygon = polygon; S.selView = v;
+  for (const W of S.views) W.r.setFlags(mask);
+  $('clear-selection').disabled = false;
+  restyle();
+  $('selnote').textContent = `${rows.length} records selected in “${V.name}”…`;
+  await serial(async () => {
+    const r = await post('select', { view: v, polygon });
+    S.selServer = new Int32Array(await r.arrayBuffer());
+    S.selCount = +r.headers.get('X-Lowdim-Selected');
+  });
+  if (S.selCount !== rows.length) status(`the server selected ${S.selCount} records, the page ${rows.length}`, true);
+  await showSelection();
+}
+
+function clearSelection() {
+  S.selected = S.selMask = S.selPolygon = S.selServer = null; S.selCount = 0;
+  for (const V of S.views) V.r.setFlags(null);
+  restyle();
+  $('clear-selection').disabled = true;
+  $('selnote').textContent = 'Choose Lasso or Box above and draw in any view.';
+  $('selclasses').innerHTML = $('seltable').innerHTML = '';
+  $('export-selection').hidden = true;
+  S.dirty = true;
+  return serial(() => post('select', { view: 0, polygon: [] }));
+}
+
+function chosenColumns() {
+  return Array.from($('columns').selectedOptions).map((o) => +o.value);
+}
+
+async function showSelection() {
+  if (!S.selected) return;
+  const cols = chosenColumns(), q = `columns=${cols.join(',')}`;
+  const t = await (await request(api(`selection?${q}&limit=200`))).json();
+  S.selTable = t;
+  $('selnote').textContent = `${t.count} records selected in “${S.views[t.view].name}”` + (t.count > t.rows.length ? ` (the table shows the first ${t.rows.length}; the CSV has all)` : '') + '.';
+  const names = S.meta.classes || [];
+  $('selclasses').innerHTML = t.classes.map((c) => {
+    const j = names.indexOf(c.class);
+    return `<span><i style="background:${hex(classColour(j))}"></i>${esc(c.class)} ${c.count}</span>`;
+  }).join('');
+  const head = ['#', S.meta.labelled ? 'class' : null, S.meta.has_names ? 'name' : null].filter(Boolean).concat(t.columns);
+  $('seltable').innerHTML = `<table><thead><tr>${head.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>` +
+    t.rows.map((r) => `<tr data-record="${r.record}"><td>${r.record}</td>` + (S.meta.labelled ? `<td>${esc(r.class ?? '')}</td>` : '') +
+      (S.meta.has_names ? `<td>${esc(r.name || '')}</td>` : '') + r.values.map((v) => `<td class="num">${fmt(v)}</td>`).join('') + '</tr>').join('') +
+    '</tbody></table>';
+  const link = $('export-selection');
+  link.href = withToken(api(`selection.csv?${q}`));
+  link.hidden = false;
+}
+
+// ---- interaction ------------------------------------------------------------------------
+
+function eventXY(V, e) {
+  const r = V.ov.getBoundingClientRect();
+  return [(e.clientX - r.left) * V.dpr, (e.clientY - r.top) * V.dpr];
+}
+
+// hitV returns the record nearest to the screen position of view V within 8 CSS pixels
+// (control points first), or −1.
+function hitV(V, sx, sy) {
+  const lim = (8 * V.dpr) ** 2;
+  if (V.index === 0) {
+    for (const r of S.controls.keys()) {
+      const [x, y] = toScreenV(V, V.pos[2 * r], V.pos[2 * r + 1]);
+      if ((x - sx) ** 2 + (y - sy) ** 2 <= lim) return r;
+    }
+  }
+  const [dx, dy] = toDataV(V, sx, sy), p = V.pos, k2 = V.view.k * V.view.k;
   let best = lim / k2, arg = -1;
   for (let i = 0; i < S.n; i++) {
     const a = p[2 * i] - dx, b = p[2 * i + 1] - dy, d = a * a + b * b;
@@ -306,79 +510,107 @@ function hit(sx, sy) {
   return arg;
 }
 
-canvas.addEventListener('pointerdown', (e) => {
-  if (!S.ready || e.button !== 0) return;
-  canvas.setPointerCapture(e.pointerId);
-  const [sx, sy] = eventXY(e), i = hit(sx, sy);
-  if (i >= 0 && !S.readOnly) {
-    if (e.shiftKey && S.controls.has(i)) { removeControl(i); return; }
-    const created = !S.controls.has(i);
-    if (created && S.controls.size >= S.meta.max_controls) {
-      status(`at most ${S.meta.max_controls} control points: unpin one (shift-click) before pinning another`, true);
+const hit = (sx, sy) => hitV(S.views[0], sx, sy);
+
+function listen(V) {
+  const c = V.ov;
+  c.addEventListener('pointerdown', (e) => {
+    if (!S.ready || e.button !== 0) return;
+    try { c.setPointerCapture(e.pointerId); } catch { /* a synthetic event's pointer (tests) */ }
+    const [sx, sy] = eventXY(V, e);
+    if (S.tool !== 'pan') {
+      S.lasso = { view: V.index, box: S.tool === 'box', pts: [[sx, sy]] };
       return;
     }
-    S.drag = { record: i, moved: false, created };
-    if (created) {
-      const pos = [S.pos[2 * i], S.pos[2 * i + 1]];
-      S.controls.set(i, pos);
-      // Refused (the server's cap, say): the error is shown; the point is not pinned or dragged.
-      changeView('control', { record: i, pos }).catch(() => {
-        S.controls.delete(i);
-        if (S.drag && S.drag.record === i) { S.drag = null; S.pendingMove = null; }
-        S.dirty = true;
-      });
+    const i = V.index === 0 ? hitV(V, sx, sy) : -1;
+    if (i >= 0 && !S.readOnly) {
+      if (e.shiftKey && S.controls.has(i)) { removeControl(i); return; }
+      const created = !S.controls.has(i);
+      if (created && S.controls.size >= S.meta.max_controls) {
+        status(`at most ${S.meta.max_controls} control points: unpin one (shift-click) before pinning another`, true);
+        return;
+      }
+      S.drag = { record: i, moved: false, created };
+      if (created) {
+        const pos = [V.pos[2 * i], V.pos[2 * i + 1]];
+        S.controls.set(i, pos);
+        // Refused (the server's cap, say): the error is shown; the point is not pinned or dragged.
+        changeView('control', { record: i, pos }).catch(() => {
+          S.controls.delete(i);
+          if (S.drag && S.drag.record === i) { S.drag = null; S.pendingMove = null; }
+          S.dirty = true;
+        });
+      }
+      if (S.suggested === i) S.suggested = -1;
+    } else {
+      S.pan = { V, sx, sy, cx: V.view.cx, cy: V.view.cy };
+      c.classList.add('grab');
     }
-    if (S.suggested === i) S.suggested = -1;
-  } else {
-    S.pan = { sx, sy, cx: S.view.cx, cy: S.view.cy };
-    canvas.classList.add('grab');
-  }
-});
+  });
 
-canvas.addEventListener('pointermove', (e) => {
-  const [sx, sy] = eventXY(e);
-  if (S.drag) {
-    const pos = toData(sx, sy);
-    S.drag.moved = true;
-    S.controls.set(S.drag.record, pos);
-    S.pendingMove = { record: S.drag.record, pos };
-    S.dirty = true;
-  } else if (S.pan) {
-    S.view.cx = S.pan.cx - (sx - S.pan.sx) / S.view.k;
-    S.view.cy = S.pan.cy + (sy - S.pan.sy) / S.view.k;
-    S.dirty = true;
-  } else if (S.ready) {
-    hoverAt(sx, sy, e);
-  }
-});
+  c.addEventListener('pointermove', (e) => {
+    const [sx, sy] = eventXY(V, e);
+    if (S.lasso) {
+      const pts = S.lasso.pts, [lx, ly] = pts[pts.length - 1];
+      if (S.lasso.box) pts[1] = [sx, sy];
+      else if ((sx - lx) ** 2 + (sy - ly) ** 2 >= (2 * V.dpr) ** 2 && pts.length < 4000) pts.push([sx, sy]);
+      S.dirty = true;
+    } else if (S.drag) {
+      const pos = toDataV(V, sx, sy);
+      S.drag.moved = true;
+      S.controls.set(S.drag.record, pos);
+      S.pendingMove = { record: S.drag.record, pos };
+      S.dirty = true;
+    } else if (S.pan) {
+      const P = S.pan.V;
+      P.view.cx = S.pan.cx - (sx - S.pan.sx) / P.view.k;
+      P.view.cy = S.pan.cy + (sy - S.pan.sy) / P.view.k;
+      S.dirty = true;
+    } else if (S.ready) {
+      hoverAt(V, sx, sy, e);
+    }
+  });
 
-function endPointer() {
-  if (S.drag) {
-    const changed = S.drag.moved || S.drag.created;
-    S.drag = null;
-    // After the last move has been sent and answered: the lists and the slow measures.
-    if (changed) idle().then(() => { listControls(); afterChange(); });
-  }
-  if (S.pan) { S.pan = null; canvas.classList.remove('grab'); }
+  const end = () => {
+    if (S.lasso) {
+      const l = S.lasso;
+      S.lasso = null;
+      S.dirty = true;
+      const pts = l.box ? boxCorners(l) : l.pts;
+      if (pts.length >= 3 && !(l.box && (pts[0][0] === pts[2][0] || pts[0][1] === pts[2][1]))) {
+        select(l.view, pts.map(([x, y]) => toDataV(S.views[l.view], x, y))).catch(showError);
+      }
+    }
+    if (S.drag) {
+      const changed = S.drag.moved || S.drag.created;
+      S.drag = null;
+      // After the last move has been sent and answered: the lists and the slow measures.
+      if (changed) idle().then(() => { listControls(); afterChange(); });
+    }
+    if (S.pan) { S.pan = null; c.classList.remove('grab'); S.dirty = true; } // the full frame
+  };
+  c.addEventListener('pointerup', end);
+  c.addEventListener('pointercancel', end);
+
+  c.addEventListener('wheel', (e) => {
+    e.preventDefault();
+    const [sx, sy] = eventXY(V, e), [x, y] = toDataV(V, sx, sy);
+    const f = Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0015));
+    V.view.k *= f;
+    V.view.cx = x - (sx - V.W / 2) / V.view.k;  // keep the data point under the cursor
+    V.view.cy = y + (sy - V.H / 2) / V.view.k;
+    S.dirty = true;
+    V.lastWheel = performance.now();
+    clearTimeout(V.wheelTimer);
+    V.wheelTimer = setTimeout(() => { S.dirty = true; }, 220); // the full frame once zooming stops
+  }, { passive: false });
+
+  c.addEventListener('pointerleave', () => { if (S.hover >= 0 && !S.lasso && !S.pan) { S.hover = -1; $('tip').hidden = true; S.dirty = true; } });
 }
-canvas.addEventListener('pointerup', endPointer);
-canvas.addEventListener('pointercancel', endPointer);
-
-canvas.addEventListener('wheel', (e) => {
-  e.preventDefault();
-  const [sx, sy] = eventXY(e), [x, y] = toData(sx, sy);
-  const f = Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0015));
-  S.view.k *= f;
-  S.view.cx = x - (sx - S.W / 2) / S.view.k;  // keep the data point under the cursor
-  S.view.cy = y + (sy - S.H / 2) / S.view.k;
-  S.dirty = true;
-}, { passive: false });
-
-canvas.addEventListener('pointerleave', () => { if (S.hover >= 0) { S.hover = -1; $('tip').hidden = true; S.dirty = true; } });
 
 let tipTimer = 0;
-function hoverAt(sx, sy, e) {
-  const i = hit(sx, sy);
+function hoverAt(V, sx, sy, e) {
+  const i = hitV(V, sx, sy);
   const tip = $('tip');
   if (i !== S.hover) {
     S.hover = i; S.dirty = true;
@@ -387,37 +619,64 @@ function hoverAt(sx, sy, e) {
     tipTimer = setTimeout(() => showRecord(i), 60);
   }
   if (i >= 0) {
-    const r = canvas.getBoundingClientRect();
-    tip.style.left = `${Math.min(e.clientX - r.left + 14, r.width - 240)}px`;
-    tip.style.top = `${e.clientY - r.top + 14}px`;
+    tip.style.left = `${Math.min(e.clientX + 14, window.innerWidth - 350)}px`;
+    tip.style.top = `${Math.min(e.clientY + 14, window.innerHeight - 200)}px`;
   }
 }
 
+// hoverRecord hovers record i as the pointer would (for the tests and the table's rows).
+function hoverRecord(i) {
+  S.hover = i; S.dirty = true;
+  return showRecord(i);
+}
+
 async function showRecord(i) {
-  const rec = await (await request(`api/records/${i}`)).json();
+  const k = Math.min(100, Math.max(1, +$('nbk').value || 10));
+  const [rec, nb] = await Promise.all([
+    request(`api/records/${i}` + (S.meta.words ? '?top=12' : '')).then((r) => r.json()),
+    request(api(`neighbors/${i}?k=${k}`)).then((r) => r.json()),
+  ]);
   if (S.hover !== i) return;
+  S.nb = nb; S.dirty = true;
   const tip = $('tip');
   let html = `<b>#${i}</b>` + (rec.class != null ? ` · ${esc(rec.class)}` : '') + (rec.name ? ` · ${esc(rec.name)}` : '');
   if (S.controls.has(i)) html += ' · <i>control point</i>';
   if (S.qual) {
-    const k = S.qual.rows ? S.qual.rows.indexOf(i) : i;
-    if (k >= 0) html += `<br>precision loss ${fmt(S.qual.precision[k])}, recall loss ${fmt(S.qual.recall[k])}`;
+    const q = S.qual.rows ? S.qual.rows.indexOf(i) : i;
+    if (q >= 0) html += `<br>trustworthiness ${fmt(S.qual.trustworthiness_points[q])}, continuity ${fmt(S.qual.continuity_points[q])}` +
+      `<br>precision loss ${fmt(S.qual.precision[q])}, recall loss ${fmt(S.qual.recall[q])}`;
   }
   if (S.unc) html += `<br>uncertainty ${fmt(S.unc[i])}`;
-  const v = rec.values, side = Math.round(Math.sqrt(S.meta.h));
-  if (side * side === S.meta.h && side >= 4 && v.length === S.meta.h) {
-    html += `<canvas width="${side}" height="${side}" style="width:${Math.max(64, side * 2)}px"></canvas>`;
+  const near = new Set(nb.input);
+  const kept = nb.views.map((v) => v.filter((j) => near.has(j)).length);
+  html += '<br>' + nb.views.map((_, v) => `${S.views.length > 1 ? esc(S.views[v].name) + ': ' : ''}${kept[v]} of its ${nb.k} input neighbours among its ${nb.k} nearest on screen`).join('<br>');
+  // With k on both sides every neighbour missed is a stranger let in: as many precision errors.
+  $('nbnote').innerHTML = `#${i}, k = ${nb.k}: ` + nb.views.map((_, v) => `${esc(S.views[v].name)}: ${nb.k - kept[v]} recall errors (and as many precision errors)`).join('; ');
+  const v = rec.values, dims = S.meta.image || squareImage();
+  if (dims && v.length === dims[0] * dims[1]) {
+    const scale = Math.max(1, Math.floor(112 / Math.max(...dims)));
+    html += `<canvas class="thumb" width="${dims[0]}" height="${dims[1]}" style="width:${dims[0] * scale}px"></canvas>`;
+  } else if (S.meta.words) {
+    html += '<div class="words">' + (rec.top || []).map((w) => `<span>${esc(w.feature)} <small>${fmt(w.value)}</small></span>`).join('') + '</div>';
   } else {
-    html += '<table>' + v.slice(0, 12).map((x, j) => `<tr><td>${esc(rec.features ? rec.features[j] : 'x' + (j + 1))}</td><td>${fmt(x)}</td></tr>`).join('') + '</table>' + (v.length > 12 ? `… ${S.meta.h} features` : '');
+    html += '<table>' + v.slice(0, 12).map((x, j) => `<tr><td>${esc(rec.features ? rec.features[j] : 'x' + (j + 1))}</td><td>${fmt(x)}</td></tr>`).join('') + '</table>' + (S.meta.h > 12 ? `… ${S.meta.h} features` : '');
   }
   tip.innerHTML = html;
   tip.hidden = false;
   const c = tip.querySelector('canvas');
-  if (c) { // a square number of features: draw the record as a grey image
-    const lo = Math.min(...v), hi = Math.max(...v), im = c.getContext('2d').createImageData(side, side);
+  if (c) { // the record as a grey image, dark ink on white
+    let lo = Infinity, hi = -Infinity;
+    for (const x of v) { if (x < lo) lo = x; if (x > hi) hi = x; }
+    const im = c.getContext('2d').createImageData(dims[0], dims[1]);
     v.forEach((x, j) => { const g = 255 - Math.round(255 * (x - lo) / ((hi - lo) || 1)); im.data.set([g, g, g, 255], 4 * j); });
     c.getContext('2d').putImageData(im, 0, 0);
   }
+}
+
+// squareImage guesses a square picture (the digits' 8×8) when the server was told nothing.
+function squareImage() {
+  const side = Math.round(Math.sqrt(S.meta.h));
+  return !S.meta.words && side * side === S.meta.h && side >= 4 ? [side, side] : null;
 }
 
 function removeControl(i) {
@@ -459,22 +718,36 @@ function refreshUncertainty() {
   });
 }
 
-let qualSeq = 0;
+let qualSeq = 0, busyTimer = 0;
 async function refreshQuality() {
   const seq = ++qualSeq;
   $('quality').classList.add('stale');
   S.qualPending = true;
+  S.qualStarted = performance.now();
+  // A sign of work while the measures take their seconds, with the time so far.
+  const busy = $('qbusy');
+  busy.hidden = false;
+  const tick = () => {
+    busy.textContent = `computing the quality measures on ${S.meta.quality_sampled ? `a sample of ${S.meta.quality_rows}` : `all ${S.meta.quality_rows}`} records… ${((performance.now() - S.qualStarted) / 1000).toFixed(0)} s` +
+      (S.qual ? ` (the last took ${S.qual.seconds.toFixed(1)} s)` : '');
+  };
+  tick();
+  clearInterval(busyTimer);
+  busyTimer = setInterval(tick, 1000);
   await S.chain; // measure the view after the changes made so far
   try {
     const q = await (await request(api('quality'))).json();
     if (seq !== qualSeq) return;
     S.qual = q;
     showQuality(q);
-    if (S.colourBy === 'precision' || S.colourBy === 'recall') recolour();
+    if (!['class', 'uncertainty'].includes(S.colourBy)) recolour();
   } catch (e) {
     if (seq === qualSeq) showError(e);
   } finally {
-    if (seq === qualSeq) { S.qualPending = false; $('quality').classList.remove('stale'); }
+    if (seq === qualSeq) {
+      S.qualPending = false; $('quality').classList.remove('stale');
+      clearInterval(busyTimer); busy.hidden = true;
+    }
   }
 }
 
@@ -490,12 +763,15 @@ function showQuality(q) {
   ];
   $('quality').tBodies[0].innerHTML = rows.map(([a, b, c]) => `<tr title="${c}"><td>${a}</td><td>${fmt(b)}</td></tr>`).join('');
   $('qnote').textContent = (q.sampled ? `On a seeded random sample of ${q.n} of the ${S.n} records. ` : `All ${q.n} records. `) +
-    `${k} neighbours; took ${q.seconds.toFixed(2)} s. Hover a row for its direction.`;
+    `${k} neighbours; took ${q.seconds.toFixed(2)} s. Hover a row for its direction.` + (S.views.length > 1 ? ` Measures of “${S.views[0].name}”.` : '');
 }
 
 document.querySelectorAll('input[name=method]').forEach((el) => el.addEventListener('change', () => {
   changeView('method', { method: el.value }).then(() => { S.suggested = -1; afterChange(); });
 }));
+document.querySelectorAll('input[name=tool]').forEach((el) => el.addEventListener('change', () => { S.tool = el.value; }));
+$('clear-selection').onclick = () => clearSelection();
+$('columns').onchange = () => showSelection().catch(showError);
 $('reset').onclick = () => {
   S.controls.clear(); S.suggested = -1;
   changeView('reset').then(() => { listControls(); afterChange(); });
@@ -515,15 +791,105 @@ $('colour').onchange = (e) => {
 window.addEventListener('resize', () => { resize(); });
 window.addEventListener('pagehide', () => { if (S.id) fetch(`api/sessions/${S.id}`, { method: 'DELETE', headers: headers(true), keepalive: true }); });
 
+// ---- NeRV live --------------------------------------------------------------------------
+
+// The live fit runs on the server in rounds of a few CG iterations; the page polls its state
+// (4 times a second while it runs), fetches the positions of each new round into its own view
+// and plots the two cost terms per round, a tick where λ changed.
+let livePoll = 0;
+
+function liveView(st) {
+  let V = S.views[st.view];
+  if (!V) {
+    V = newView(st.view, `${st.variant === 'tnerv' ? 't-NeRV' : 'NeRV'} live`);
+    S.views[st.view] = V;
+    $('views').style.gridTemplateColumns = `repeat(${Math.min(S.views.length, 3)}, 1fr)`;
+    listen(V);
+    resize();
+    V.r.setColours(S.colours, S.order);
+    S.live = { fitted: false };
+  }
+  return V;
+}
+
+async function liveAction(body) {
+  const st = await (await post('live', body)).json();
+  await showLive(st);
+  return st;
+}
+
+async function showLive(st) {
+  S.liveState = st;
+  const running = st.state === 'running', active = running || st.state === 'paused' || st.state === 'converged';
+  $('live-pause').disabled = !active;
+  $('live-pause').textContent = running ? 'Pause' : 'Resume';
+  $('live-stop').disabled = !active;
+  const p = st.progress[1] ? ` (iteration ${st.progress[0]} of ${st.progress[1]})` : '';
+  const last = st.history[st.history.length - 1];
+  $('livenote').textContent = `${st.state}: round ${st.round}${running ? p : ''}` + (last ? `; precision ${fmt(last.precision)}, recall ${fmt(last.recall)} at λ = ${last.lambda}` : st.round === 0 && running ? '; the first round anneals' : '') + (st.error ? `: ${st.error}` : '');
+  plotCosts(st.history);
+  if (st.state !== 'none') {
+    const V = liveView(st);
+    if (st.round > (S.liveRound || 0)) {
+      S.liveRound = st.round;
+      const b = await (await request(api('live/positions'))).arrayBuffer();
+      setPos(V, new Float32Array(b));
+      if (!S.live.fitted) { fitView(V); S.live.fitted = true; }
+    }
+  }
+  clearTimeout(livePoll);
+  if (running) livePoll = setTimeout(() => request(api('live')).then((r) => r.json()).then(showLive).catch(showError), 250);
+}
+
+function plotCosts(hist) {
+  const c = $('costs'), g = c.getContext('2d'), W = c.width, H = c.height;
+  g.clearRect(0, 0, W, H);
+  if (!hist.length) return;
+  const vals = hist.flatMap((h) => [h.precision, h.recall]);
+  const lo = Math.min(...vals), hi = Math.max(...vals), m = Math.max(hist.length - 1, 1);
+  const X = (k) => 6 + (W - 12) * k / m, Y = (v) => H - 14 - (H - 28) * (v - lo) / ((hi - lo) || 1);
+  g.strokeStyle = '#bbb'; g.fillStyle = '#666'; g.font = '10px system-ui';
+  hist.forEach((h, k) => {
+    if (k && h.lambda !== hist[k - 1].lambda) { g.beginPath(); g.moveTo(X(k), 10); g.lineTo(X(k), H - 12); g.stroke(); g.fillText(`λ ${h.lambda}`, X(k) + 2, 20); }
+  });
+  for (const [key, colour] of [['precision', '#c000c0'], ['recall', '#e07000']]) {
+    g.strokeStyle = colour; g.lineWidth = 1.5;
+    g.beginPath();
+    hist.forEach((h, k) => (k ? g.lineTo(X(k), Y(h[key])) : g.moveTo(X(k), Y(h[key]))));
+    g.stroke();
+  }
+  g.fillStyle = '#c000c0'; g.fillText('precision KL(q‖p)', 6, H - 2);
+  g.fillStyle = '#e07000'; g.fillText('recall KL(p‖q)', 110, H - 2);
+  g.fillStyle = '#666'; g.fillText(fmt(hi), W - 50, 10);
+}
+
+$('lambda').oninput = () => { $('lambda-value').textContent = (+$('lambda').value).toFixed(2); };
+$('lambda').onchange = () => {
+  if (S.liveState && ['running', 'paused', 'converged'].includes(S.liveState.state)) liveAction({ action: 'lambda', lambda: +$('lambda').value }).catch(showError);
+};
+$('live-start').onclick = () => {
+  S.liveRound = 0;
+  if (S.live) S.live.fitted = false;
+  liveAction({ action: 'start', lambda: +$('lambda').value, variant: $('variant').value }).catch(showError);
+};
+$('live-pause').onclick = () => liveAction({ action: S.liveState.state === 'running' ? 'pause' : 'resume' }).catch(showError);
+$('live-stop').onclick = () => liveAction({ action: 'stop' }).catch(showError);
+
 // ---- start ------------------------------------------------------------------------------
+
+// shortTitle keeps the last element of each path in the title ("a/b/mnist.csv — c/tsne.csv"
+// becomes "mnist.csv — tsne.csv"); the whole one is the tooltip.
+const shortTitle = (t) => t.split(' — ').map((s) => s.split(/[\\/]/).pop()).join(' — ');
 
 async function start() {
   S.meta = await (await request('api/data')).json();
   S.n = S.meta.n;
-  document.title = `lowdim — ${S.meta.title}`;
-  $('title').textContent = S.meta.title;
+  const names = S.meta.views || ['projection'];
+  document.title = `lowdim — ${shortTitle(S.meta.title)}`;
+  $('title').textContent = shortTitle(S.meta.title);
+  $('title').title = S.meta.title;
   $('about').textContent = `${S.n} records, ${S.meta.h} features` + (S.meta.labelled ? `, ${S.meta.classes.length} classes` : '') +
-    (S.meta.read_only ? '. A fixed embedding: read-only.' : '');
+    (S.meta.read_only ? '. A fixed embedding: read-only.' : '') + (names.length > 1 ? ` ${names.length} views, selection and hover linked.` : '');
   const sess = await (await request('api/sessions', { method: 'POST', body: '{}' })).json();
   S.id = sess.id; S.readOnly = sess.read_only;
   if (S.readOnly) {
@@ -534,16 +900,37 @@ async function start() {
   $('export-embedding').href = withToken(api('embedding.csv'));
   $('export-projection').href = withToken(api('projection.csv'));
   $('export-model').href = withToken(api('model.lowdim'));
-  S.labels = new Int32Array(await (await request('api/labels')).arrayBuffer());
-  const r = await request(api('positions'));
+  $('views').style.gridTemplateColumns = `repeat(${Math.min(names.length, 3)}, 1fr)`;
+  S.software = RENDERER === 'auto' && softwareGL();
+  S.useGL = RENDERER === 'webgl2' || (RENDERER === 'auto' && !S.software);
+  S.views = names.map((name, v) => newView(v, v === 0 && !S.readOnly ? `projection (${S.method})` : name));
+  S.renderer = S.views[0].r.kind;
+  $('renderer').textContent = S.renderer === 'webgl2' ? 'WebGL2' : S.software ? 'canvas 2D (the WebGL here is software: 2D is cheaper)' : RENDERER === '2d' ? 'canvas 2D' : 'canvas 2D (no WebGL2)';
+  S.views.forEach(listen);
+  const cols = $('columns'), feats = S.meta.features;
+  for (let j = 0; j < Math.min(S.meta.h, 2000); j++) {
+    const o = document.createElement('option');
+    o.value = j; o.textContent = feats ? feats[j] : `x${j + 1}`;
+    o.selected = j < 3;
+    cols.append(o);
+  }
+  const [labels, r, ...others] = await Promise.all([
+    request('api/labels').then((x) => x.arrayBuffer()),
+    request(api('positions')),
+    ...names.slice(1).map((_, v) => request(`api/views/${v + 1}/positions`).then((x) => x.arrayBuffer())),
+  ]);
+  S.labels = new Int32Array(labels);
   setPositions(r);
-  S.pos = new Float32Array(await r.arrayBuffer());
-  S.stamp = null;
   resize();
-  S.stamp = stamp();
+  setPos(S.views[0], new Float32Array(await r.arrayBuffer()));
+  others.forEach((b, v) => setPos(S.views[v + 1], new Float32Array(b)));
   fit();
   recolour();
   if (!S.readOnly) await listControls();
+  if (S.n > S.meta.live_max) {
+    $('live-start').disabled = true;
+    $('livenote').textContent = `A live fit takes at most ${S.meta.live_max} records (NeRV's exact path); this data set has ${S.n}: fit it with lowdim embed and show it with -embedding.`;
+  }
   S.ready = true;
   status('ready');
   requestAnimationFrame(frame);
@@ -560,15 +947,20 @@ async function idle() {
 }
 
 // For the browser tests: screenOf gives a record's place in page (CSS) pixels, toDataCSS the data
-// coordinates of a page position, hitAt the record under a canvas pixel.
+// coordinates of a page position, hitAt the record under a canvas pixel; the …V forms take a view.
+const screenOfV = (v, i) => {
+  const V = S.views[v], [x, y] = toScreenV(V, V.pos[2 * i], V.pos[2 * i + 1]), r = V.ov.getBoundingClientRect();
+  return [r.left + x / V.dpr, r.top + y / V.dpr];
+};
 window.lowdim = {
-  state: S, toScreen, toData, idle, hitAt: hit,
-  screenOf: (i) => {
-    const [x, y] = toScreen(S.pos[2 * i], S.pos[2 * i + 1]), r = canvas.getBoundingClientRect();
-    return [r.left + x / S.dpr, r.top + y / S.dpr];
-  },
-  toDataCSS: (x, y) => { const r = canvas.getBoundingClientRect(); return toData((x - r.left) * S.dpr, (y - r.top) * S.dpr); },
+  state: S, toScreen, toData, idle, hitAt: hit, inPolygon, hoverRecord,
+  screenOf: (i) => screenOfV(0, i),
+  screenOfV,
+  hitAtV: (v, x, y) => hitV(S.views[v], x, y),
+  toDataCSS: (x, y) => { const V = S.views[0], r = V.ov.getBoundingClientRect(); return toDataV(V, (x - r.left) * V.dpr, (y - r.top) * V.dpr); },
   quality: () => (async () => { while (S.qualPending) await new Promise((r) => setTimeout(r, 20)); return S.qual; })(),
+  // frames returns the frame intervals (ms) since the last call: requestAnimationFrame's pace.
+  frames: () => S.frameTimes.splice(0),
 };
 
 start().catch((e) => { showError(e); S.failed = true; });

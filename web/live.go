@@ -1,0 +1,275 @@
+package web
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"net/http"
+	"strconv"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim/nerv"
+)
+
+// LiveMax is the most records a live fit takes: the exact path of package nerv, whose
+// continuation from given positions is exact (the approximate t-SNE path would restart its
+// early exaggeration at every continuation).
+const LiveMax = nerv.ApproxMin
+
+// liveChunk is the number of CG iterations between two positions the page is shown.
+const liveChunk = 5
+
+// liveStep is one chunk of a live fit: its λ and the cost terms at its end.
+type liveStep struct {
+	Round     int     `json:"round"`
+	Lambda    float64 `json:"lambda"`
+	Cost      float64 `json:"cost"`
+	Precision float64 `json:"precision"` // mean KL(q_i‖p_i) (NeRV), joint KL(q‖p) (t-NeRV)
+	Recall    float64 `json:"recall"`    // mean KL(p_i‖q_i), joint KL(p‖q)
+	Seconds   float64 `json:"seconds"`
+}
+
+// liveFit is a NeRV (or t-NeRV) fit running for one session, in chunks of liveChunk CG
+// iterations, each continuing from the positions the last one ended at (nerv.Embedder.Start,
+// no annealing after the first), so that the page sees the layout as it forms and λ can
+// change between chunks. Its fields are guarded by mu.
+type liveFit struct {
+	mu       sync.Mutex
+	state    string // running, paused, converged (stopped by itself; λ or resume restarts), stopped, failed
+	variant  nerv.Variant
+	lambda   float64
+	y        *mat.Dense
+	buf      []byte // y as float32; replaced, never rewritten (answers may still be writing it)
+	round    int
+	hist     []liveStep
+	progress [2]int // CG iterations done and planned in the chunk under way
+	busy     bool   // a chunk is being computed (one under way when paused still ends)
+	err      string
+	cancel   context.CancelFunc
+	wake     chan struct{}
+}
+
+// liveJSON answers the live requests.
+type liveJSON struct {
+	State    string     `json:"state"`
+	Variant  string     `json:"variant"`
+	Lambda   float64    `json:"lambda"`
+	Round    int        `json:"round"`
+	Progress [2]int     `json:"progress"`
+	Busy     bool       `json:"busy"` // a round is being computed
+	History  []liveStep `json:"history"`
+	Error    string     `json:"error,omitempty"`
+	View     int        `json:"view"` // the live fit's view index (after Config.Views)
+	MaxN     int        `json:"max_n"`
+}
+
+// liveBody is the body of POST …/live.
+type liveBody struct {
+	Action  string   `json:"action"` // start, pause, resume, stop, lambda
+	Lambda  *float64 `json:"lambda"`
+	Variant string   `json:"variant"` // nerv (default) or tnerv
+}
+
+func (lf *liveFit) status(view int) liveJSON {
+	out := liveJSON{State: lf.state, Lambda: lf.lambda, Round: lf.round, Progress: lf.progress, Busy: lf.busy,
+		History: append([]liveStep{}, lf.hist...), Error: lf.err, View: view, MaxN: LiveMax, Variant: "nerv"}
+	if lf.variant == nerv.StudentT {
+		out.Variant = "tnerv"
+	}
+	return out
+}
+
+func (lf *liveFit) poke() {
+	select {
+	case lf.wake <- struct{}{}:
+	default:
+	}
+}
+
+func (h *Handler) postLive(w http.ResponseWriter, r *http.Request, s *session) error {
+	var b liveBody
+	if err := h.decode(w, r, &b); err != nil {
+		return err
+	}
+	lam := nerv.DefaultLambda
+	if b.Lambda != nil {
+		if lam = *b.Lambda; !(lam >= 0 && lam <= 1) {
+			return errorf(http.StatusBadRequest, `"lambda": expected a number in 0..1, found %g`, lam)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	lf := s.live
+	switch b.Action {
+	case "start":
+		if h.n > LiveMax {
+			return errorf(http.StatusConflict, "a live fit takes at most %d records (NeRV's exact path); this data set has %d: fit it with lowdim embed and show it with -embedding", LiveMax, h.n)
+		}
+		var variant nerv.Variant
+		switch b.Variant {
+		case "", "nerv":
+		case "tnerv":
+			variant = nerv.StudentT
+		default:
+			return errorf(http.StatusBadRequest, `"variant": expected "nerv" or "tnerv", found %q`, b.Variant)
+		}
+		if lf != nil {
+			lf.cancel()
+		}
+		ctx, cancel := context.WithCancel(h.ctx)
+		lf = &liveFit{state: "running", variant: variant, lambda: lam, cancel: cancel, wake: make(chan struct{}, 1)}
+		s.live = lf
+		go h.runLive(ctx, lf)
+	case "pause", "resume", "stop", "lambda":
+		if lf == nil {
+			return errorf(http.StatusConflict, "no live fit: start one first")
+		}
+		lf.mu.Lock()
+		switch {
+		case lf.state == "stopped" || lf.state == "failed":
+			lf.mu.Unlock()
+			return errorf(http.StatusConflict, "the live fit has %s: start a new one", lf.state)
+		case b.Action == "pause" && lf.state == "running":
+			lf.state = "paused"
+		case b.Action == "resume" || b.Action == "lambda":
+			if b.Action == "lambda" {
+				if b.Lambda == nil {
+					lf.mu.Unlock()
+					return errorf(http.StatusBadRequest, `missing "lambda"`)
+				}
+				lf.lambda = lam
+			}
+			if b.Action == "resume" || lf.state == "converged" {
+				lf.state = "running"
+			}
+		case b.Action == "stop":
+			lf.state = "stopped"
+			lf.cancel()
+		}
+		lf.mu.Unlock()
+		lf.poke()
+	default:
+		return errorf(http.StatusBadRequest, `"action": expected start, pause, resume, stop or lambda, found %q`, b.Action)
+	}
+	lf.mu.Lock()
+	out := lf.status(len(h.views) + 1)
+	lf.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (h *Handler) getLive(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	lf := s.live
+	s.mu.Unlock()
+	if lf == nil {
+		writeJSON(w, http.StatusOK, liveJSON{State: "none", View: len(h.views) + 1, MaxN: LiveMax, History: []liveStep{}})
+		return nil
+	}
+	lf.mu.Lock()
+	out := lf.status(len(h.views) + 1)
+	lf.mu.Unlock()
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// getLivePositions answers the live fit's latest positions (n×2 float32) with X-Lowdim-Round.
+func (h *Handler) getLivePositions(w http.ResponseWriter, r *http.Request, s *session) error {
+	s.mu.Lock()
+	lf := s.live
+	s.mu.Unlock()
+	if lf == nil {
+		return errorf(http.StatusNotFound, "no live fit")
+	}
+	lf.mu.Lock()
+	buf, round := lf.buf, lf.round
+	lf.mu.Unlock()
+	if buf == nil {
+		return errorf(http.StatusNotFound, "the live fit has no positions yet (its first round anneals)")
+	}
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.Header().Set("Cache-Control", "no-store")
+	w.Header().Set("X-Lowdim-Round", strconv.Itoa(round))
+	w.Header().Set("Content-Length", strconv.Itoa(len(buf)))
+	w.Write(buf)
+	return nil
+}
+
+// livePositions returns the live fit's float32 positions, nil when there are none.
+func (s *session) livePositions() []byte {
+	if s.live == nil {
+		return nil
+	}
+	s.live.mu.Lock()
+	defer s.live.mu.Unlock()
+	return s.live.buf
+}
+
+// runLive runs lf until it is stopped, fails or ctx ends: a chunk of liveChunk CG iterations
+// at the current λ from the current positions, again and again; paused or converged (the cost
+// changed by less than 1e-6 of itself over a chunk) it waits to be woken.
+func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
+	first := true
+	for {
+		lf.mu.Lock()
+		for lf.state == "paused" || lf.state == "converged" {
+			lf.mu.Unlock()
+			select {
+			case <-ctx.Done():
+				return
+			case <-lf.wake:
+			}
+			lf.mu.Lock()
+		}
+		if lf.state != "running" {
+			lf.mu.Unlock()
+			return
+		}
+		e := nerv.Embedder{Variant: lf.variant, Lambda: nerv.Lambda(lf.lambda), Start: lf.y, Seed: h.cfg.Seed,
+			Path: nerv.PathExact, Workers: h.cfg.Workers, Iterations: liveChunk}
+		lam := lf.lambda
+		lf.busy = true
+		lf.mu.Unlock()
+		if !first {
+			e.AnnealRounds = -1 // continue: σ_i at their calibrated values
+		}
+		e.Progress = func(stage string, done, total int) {
+			if stage == "nerv" {
+				lf.mu.Lock()
+				lf.progress = [2]int{done, total}
+				lf.mu.Unlock()
+			}
+		}
+		start := time.Now()
+		m, err := e.Fit(ctx, h.cfg.Data)
+		lf.mu.Lock()
+		lf.busy = false
+		if err != nil {
+			if ctx.Err() == nil {
+				lf.state, lf.err = "failed", err.Error()
+			}
+			lf.mu.Unlock()
+			return
+		}
+		res := m.(*nerv.Result)
+		buf, finite := appendFloat32s(nil, res.Y)
+		if !finite {
+			lf.state, lf.err = "failed", fmt.Sprintf("the layout left float32's range (%g)", maxAbs(res.Y))
+			lf.mu.Unlock()
+			return
+		}
+		step := liveStep{Round: lf.round + 1, Lambda: lam, Cost: res.Cost, Precision: res.Precision, Recall: res.Recall, Seconds: time.Since(start).Seconds()}
+		if !first && len(lf.hist) > 0 {
+			if last := lf.hist[len(lf.hist)-1]; last.Lambda == lam && math.Abs(last.Cost-res.Cost) <= 1e-6*math.Abs(res.Cost) && lf.state == "running" {
+				lf.state = "converged"
+			}
+		}
+		lf.y, lf.buf, lf.round = res.Y, buf, lf.round+1
+		lf.hist = append(lf.hist, step)
+		lf.mu.Unlock()
+		first = false
+	}
+}
