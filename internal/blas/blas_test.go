@@ -7,7 +7,9 @@ import (
 )
 
 // TestDgemmNT compares DgemmNT with a plain triple loop on random blocks, including strided ones.
-func TestDgemmNT(t *testing.T) {
+func TestDgemmNT(t *testing.T) { eachLevel(t, testDgemmNT) }
+
+func testDgemmNT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 7}, {32, 100, 50}, {17, 9, 784}} {
 		m, n, k := sz[0], sz[1], sz[2]
@@ -85,7 +87,9 @@ func BenchmarkDgemmNT(b *testing.B) {
 // TestSgemmNTExactIntegers: on small integers whose partial sums stay below 2²⁴ the single
 // precision product is exact, which is what package neighbors relies on. The entries lie in
 // [−128, 127] and k = 717 (MNIST's varying columns), so |partial sums| ≤ 717·128² < 2²⁴.
-func TestSgemmNTExactIntegers(t *testing.T) {
+func TestSgemmNTExactIntegers(t *testing.T) { eachLevel(t, testSgemmNTExactIntegers) }
+
+func testSgemmNTExactIntegers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	const m, n, k = 37, 300, 717
 	a := make([]float32, m*k)

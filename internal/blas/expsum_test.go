@@ -9,7 +9,9 @@ import (
 // ExpSums and KLSums agree with the sums written with math.Exp to 1e-14 relative (the vectorised
 // exponential is accurate to a few units in the last place), for lengths that exercise the
 // 8-wide loop and its tail, and for scales where clamping and skipping both happen.
-func TestExpSumsDefinition(t *testing.T) {
+func TestExpSumsDefinition(t *testing.T) { eachLevel(t, testExpSumsDefinition) }
+
+func testExpSumsDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 7, 8, 9, 1001} {
 		a, b := make([]float64, n), make([]float64, n)
@@ -58,7 +60,9 @@ func TestExpSumsDefinition(t *testing.T) {
 }
 
 // MinMax folds like the obvious loop, for lengths around its 16-wide step.
-func TestMinMax(t *testing.T) {
+func TestMinMax(t *testing.T) { eachLevel(t, testMinMax) }
+
+func testMinMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1, 15, 16, 17, 33, 1000} {
 		a := make([]float64, n)
@@ -103,7 +107,9 @@ func BenchmarkKLSums(b *testing.B) {
 
 // RankKL agrees with its sums written with math.Exp to 1e-13 relative, for lengths around the
 // 8-wide step, with skipped ranks, ranks beyond r0 (clamped) and unranked ones (MaxInt32).
-func TestRankKLDefinition(t *testing.T) {
+func TestRankKLDefinition(t *testing.T) { eachLevel(t, testRankKLDefinition) }
+
+func testRankKLDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const n, r0 = 5000, 3400
 	scale := 2.0 / n

@@ -1,0 +1,365 @@
+//go:build !(openblas && cgo)
+
+#include "textflag.h"
+
+// Hand-written AVX-512 kernels of the plain build; the Go wrappers and their contracts are in
+// asm_amd64.go. Every function here takes whole vectors only (the wrappers do the tails) and
+// ends with VZEROUPPER.
+
+// func i8TileVNNI(ap, bp *uint8, kc int, c *int32, off, ldc, rows int, lanes uint32, corr *int32, first int)
+//
+// One 8×32 tile of I8NT: accumulators Z16–Z31 (row r in Z(16+2r), Z(17+2r)); per group of 4
+// k-indices B's 2×16 columns (u8) go to Z0/Z1 and each of A's 8 rows is broadcast (4 bytes, s8)
+// into vpdpbusd. Then row r of C at c + off + r·ldc gets, in the lanes of lanes, acc − corr[r],
+// plus its old value unless first.
+TEXT ·i8TileVNNI(SB), NOSPLIT, $0-80
+	MOVQ ap+0(FP), SI
+	MOVQ bp+8(FP), DI
+	MOVQ kc+16(FP), CX
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	VPXORD Z28, Z28, Z28
+	VPXORD Z29, Z29, Z29
+	VPXORD Z30, Z30, Z30
+	VPXORD Z31, Z31, Z31
+	TESTQ CX, CX
+	JZ    store
+
+kloop:
+	VMOVDQU64 (DI), Z0
+	VMOVDQU64 64(DI), Z1
+	VPDPBUSD.BCST 0(SI), Z0, Z16
+	VPDPBUSD.BCST 0(SI), Z1, Z17
+	VPDPBUSD.BCST 4(SI), Z0, Z18
+	VPDPBUSD.BCST 4(SI), Z1, Z19
+	VPDPBUSD.BCST 8(SI), Z0, Z20
+	VPDPBUSD.BCST 8(SI), Z1, Z21
+	VPDPBUSD.BCST 12(SI), Z0, Z22
+	VPDPBUSD.BCST 12(SI), Z1, Z23
+	VPDPBUSD.BCST 16(SI), Z0, Z24
+	VPDPBUSD.BCST 16(SI), Z1, Z25
+	VPDPBUSD.BCST 20(SI), Z0, Z26
+	VPDPBUSD.BCST 20(SI), Z1, Z27
+	VPDPBUSD.BCST 24(SI), Z0, Z28
+	VPDPBUSD.BCST 24(SI), Z1, Z29
+	VPDPBUSD.BCST 28(SI), Z0, Z30
+	VPDPBUSD.BCST 28(SI), Z1, Z31
+	ADDQ $32, SI
+	ADDQ $128, DI
+	DECQ CX
+	JNZ  kloop
+
+store:
+	MOVQ  c+24(FP), DX
+	MOVQ  off+32(FP), AX
+	LEAQ  (DX)(AX*4), DX
+	MOVQ  ldc+40(FP), R8
+	SHLQ  $2, R8
+	MOVQ  rows+48(FP), R9
+	MOVL  lanes+56(FP), AX
+	KMOVW AX, K1
+	SHRL  $16, AX
+	KMOVW AX, K2
+	MOVQ  corr+64(FP), R11
+	// K3, K4: the lanes whose old value is added (none on the first k pass).
+	KXORW K3, K3, K3
+	KXORW K4, K4, K4
+	MOVQ  first+72(FP), AX
+	TESTQ AX, AX
+	JNZ   rows
+	KMOVW K1, K3
+	KMOVW K2, K4
+
+rows:
+#define STOREROW(r, A, B) \
+	VPBROADCASTD (4*r)(R11), Z4; \
+	VMOVDQU32.Z  (DX), K3, Z2; \
+	VMOVDQU32.Z  64(DX), K4, Z3; \
+	VPADDD       Z2, A, A; \
+	VPADDD       Z3, B, B; \
+	VPSUBD       Z4, A, A; \
+	VPSUBD       Z4, B, B; \
+	VMOVDQU32    A, K1, (DX); \
+	VMOVDQU32    B, K2, 64(DX); \
+	ADDQ         R8, DX
+
+	STOREROW(0, Z16, Z17)
+	CMPQ R9, $1
+	JLE  done
+	STOREROW(1, Z18, Z19)
+	CMPQ R9, $2
+	JLE  done
+	STOREROW(2, Z20, Z21)
+	CMPQ R9, $3
+	JLE  done
+	STOREROW(3, Z22, Z23)
+	CMPQ R9, $4
+	JLE  done
+	STOREROW(4, Z24, Z25)
+	CMPQ R9, $5
+	JLE  done
+	STOREROW(5, Z26, Z27)
+	CMPQ R9, $6
+	JLE  done
+	STOREROW(6, Z28, Z29)
+	CMPQ R9, $7
+	JLE  done
+	STOREROW(7, Z30, Z31)
+
+done:
+	VZEROUPPER
+	RET
+
+// func dist2RowAVX512(dst *float64, si float64, sq *float64, dot *int32, n int)
+//
+// dst[j] = (si + sq[j]) − 2·dot[j] for n (a positive multiple of 8) entries: 2·dot is exact, so
+// this rounds as the Go loop does.
+TEXT ·dist2RowAVX512(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	VBROADCASTSD si+8(FP), Z0
+	MOVQ         sq+16(FP), SI
+	MOVQ         dot+24(FP), DX
+	MOVQ         n+32(FP), CX
+
+d2loop:
+	VCVTDQ2PD (DX), Z1
+	VADDPD    (SI), Z0, Z2
+	VADDPD    Z1, Z1, Z1
+	VSUBPD    Z1, Z2, Z2
+	VMOVUPD   Z2, (DI)
+	ADDQ      $32, DX
+	ADDQ      $64, SI
+	ADDQ      $64, DI
+	SUBQ      $8, CX
+	JNZ       d2loop
+	VZEROUPPER
+	RET
+
+// SQRT8(D, OUT): OUT = √D in each lane where D ≥ 2⁻¹⁰⁰⁰, else 0, for D ≥ 0: r ≈ 1/√D from
+// vrsqrt14pd (relative error below 2⁻¹⁴), a Newton step on r (2⁻²⁷), y = D·r and a Newton step on
+// y: within one unit in the last place of the correctly rounded root, at under half the cost of
+// vsqrtpd. Needs Z8 = 2⁻¹⁰⁰⁰, Z9 = 0.5, Z10 = 1.5; uses K1, Z2–Z7.
+#define SQRT8(D, OUT) \
+	VCMPPD       $29, Z8, D, K1; \
+	VRSQRT14PD   D, Z2; \
+	VMULPD       Z9, D, Z3; \
+	VMULPD       Z2, Z2, Z4; \
+	VFNMADD213PD Z10, Z3, Z4; \
+	VMULPD       Z4, Z2, Z2; \
+	VMULPD       Z2, D, Z5; \
+	VMULPD       Z9, Z2, Z6; \
+	VMOVAPD      D, Z7; \
+	VFNMADD231PD Z5, Z5, Z7; \
+	VFMADD231PD  Z7, Z6, Z5; \
+	VMOVAPD.Z    Z5, K1, OUT
+
+// func sqrtSumAVX512(si float64, sq *float64, dot *int32, n int, k *[3]float64, out *[8]float64)
+//
+// out[l] = Σ √max(si + sq[j] − 2·dot[j], 0) over j ≡ l (mod 8), j < n (a positive multiple of 8).
+TEXT ·sqrtSumAVX512(SB), NOSPLIT, $0-48
+	VBROADCASTSD si+0(FP), Z0
+	MOVQ         sq+8(FP), SI
+	MOVQ         dot+16(FP), DX
+	MOVQ         n+24(FP), CX
+	MOVQ         k+32(FP), AX
+	VBROADCASTSD 0(AX), Z8
+	VBROADCASTSD 8(AX), Z9
+	VBROADCASTSD 16(AX), Z10
+	VPXORQ       Z11, Z11, Z11
+	VPXORQ       Z12, Z12, Z12
+
+ssloop:
+	VCVTDQ2PD (DX), Z1
+	VADDPD    (SI), Z0, Z13
+	VADDPD    Z1, Z1, Z1
+	VSUBPD    Z1, Z13, Z13
+	VMAXPD    Z11, Z13, Z13
+	SQRT8(Z13, Z14)
+	VADDPD    Z14, Z12, Z12
+	ADDQ      $32, DX
+	ADDQ      $64, SI
+	SUBQ      $8, CX
+	JNZ       ssloop
+	MOVQ      out+40(FP), DI
+	VMOVUPD   Z12, (DI)
+	VZEROUPPER
+	RET
+
+// func sqrtSum2DAVX512(a, b float64, xs, ys *float64, n int, k *[3]float64, out *[8]float64)
+//
+// out[l] = Σ √((xs[j] − a)² + (ys[j] − b)²) over j ≡ l (mod 8), the square formed as
+// fma(t, t, u·u); n a positive multiple of 8.
+TEXT ·sqrtSum2DAVX512(SB), NOSPLIT, $0-56
+	VBROADCASTSD a+0(FP), Z0
+	VBROADCASTSD b+8(FP), Z1
+	MOVQ         xs+16(FP), SI
+	MOVQ         ys+24(FP), DX
+	MOVQ         n+32(FP), CX
+	MOVQ         k+40(FP), AX
+	VBROADCASTSD 0(AX), Z8
+	VBROADCASTSD 8(AX), Z9
+	VBROADCASTSD 16(AX), Z10
+	VPXORQ       Z12, Z12, Z12
+
+s2loop:
+	VMOVUPD     (SI), Z13
+	VSUBPD      Z0, Z13, Z13
+	VMOVUPD     (DX), Z15
+	VSUBPD      Z1, Z15, Z15
+	VMULPD      Z15, Z15, Z15
+	VFMADD231PD Z13, Z13, Z15
+	SQRT8(Z15, Z14)
+	VADDPD      Z14, Z12, Z12
+	ADDQ        $64, SI
+	ADDQ        $64, DX
+	SUBQ        $8, CX
+	JNZ         s2loop
+	MOVQ        out+48(FP), DI
+	VMOVUPD     Z12, (DI)
+	VZEROUPPER
+	RET
+
+// LOADEXP loads the constants of EXPNEG from the expConsts at AX into Z4–Z16.
+#define LOADEXP \
+	VMOVUPD      0(AX), Z4; \
+	VMOVUPD      64(AX), Z5; \
+	VBROADCASTSD 128(AX), Z6; \
+	VBROADCASTSD 136(AX), Z7; \
+	VBROADCASTSD 144(AX), Z8; \
+	VBROADCASTSD 152(AX), Z9; \
+	VBROADCASTSD 160(AX), Z10; \
+	VBROADCASTSD 168(AX), Z11; \
+	VBROADCASTSD 176(AX), Z12; \
+	VBROADCASTSD 184(AX), Z13; \
+	VBROADCASTSD 192(AX), Z14; \
+	VBROADCASTSD 200(AX), Z15; \
+	VBROADCASTSD 208(AX), Z16
+
+// EXPNEG(T, OUT): OUT = e^(−T) for 0 ≤ T ≤ 700 in each lane. T = (k/16)·ln2 − r with
+// |r| ≤ ln2/32; e^(−T) = 2^(−⌊k/16⌋)·2^(−(k mod 16)/16)·e^r, the middle factor from the 16-entry
+// table in Z4/Z5 (vpermi2pd on k's low four bits), e^r by its Taylor polynomial of degree 7
+// (remainder below 2e-18 relative). k = round(16·T/ln2) lands in the low mantissa bits of
+// 16·T/ln2 + 1.5·2⁵² (Z6), so no rounding or conversion instruction is needed. Uses Z22–Z27.
+#define EXPNEG(T, OUT) \
+	VMOVAPD      Z6, Z22; \
+	VFMADD231PD  Z7, T, Z22; \
+	VSUBPD       Z6, Z22, Z23; \
+	VMOVAPD      T, Z24; \
+	VFMSUB231PD  Z8, Z23, Z24; \
+	VFMADD231PD  Z9, Z23, Z24; \
+	VMOVAPD      Z10, Z25; \
+	VFMADD213PD  Z11, Z24, Z25; \
+	VFMADD213PD  Z12, Z24, Z25; \
+	VFMADD213PD  Z13, Z24, Z25; \
+	VFMADD213PD  Z14, Z24, Z25; \
+	VFMADD213PD  Z15, Z24, Z25; \
+	VFMADD213PD  Z16, Z24, Z25; \
+	VFMADD213PD  Z16, Z24, Z25; \
+	VMOVAPD      Z22, Z26; \
+	VPERMI2PD    Z5, Z4, Z26; \
+	VPSRLQ       $4, Z22, Z27; \
+	VPSLLQ       $52, Z27, Z27; \
+	VPSUBQ       Z27, Z26, Z26; \
+	VMULPD       Z26, Z25, OUT
+
+// func expSumsAVX512(a *float64, n int, inv, clamp, tmin, skip float64, k *expConsts, out *[16]float64)
+//
+// ExpSums over n (a positive multiple of 8) entries: out[0:8] the lanes of z, out[8:16] of s.
+TEXT ·expSumsAVX512(SB), NOSPLIT, $0-64
+	MOVQ         a+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD inv+16(FP), Z0
+	VBROADCASTSD clamp+24(FP), Z1
+	VBROADCASTSD tmin+32(FP), Z2
+	VBROADCASTSD skip+40(FP), Z3
+	MOVQ         k+48(FP), AX
+	LOADEXP
+	VPXORQ       Z18, Z18, Z18
+	VPXORQ       Z19, Z19, Z19
+
+esloop:
+	VMULPD      (SI), Z0, Z20
+	VMINPD      Z1, Z20, Z20
+	VSUBPD      Z2, Z20, Z20
+	VCMPPD      $18, Z3, Z20, K1
+	EXPNEG(Z20, Z21)
+	VMOVAPD.Z   Z21, K1, Z21
+	VADDPD      Z21, Z18, Z18
+	VFMADD231PD Z20, Z21, Z19
+	ADDQ        $64, SI
+	SUBQ        $8, CX
+	JNZ         esloop
+	MOVQ        out+56(FP), DI
+	VMOVUPD     Z18, (DI)
+	VMOVUPD     Z19, 64(DI)
+	VZEROUPPER
+	RET
+
+// func klSumsAVX512(a, b *float64, n int, ia, ib, clamp, pmin, qmin, skip float64, k *expConsts, out *[32]float64)
+//
+// KLSums over n (a positive multiple of 8) entries: the lanes of zp, sp, zq, sq in out[0:8],
+// [8:16], [16:24], [24:32]. A group of 8 with no tp (tq) within skip skips that exponential.
+TEXT ·klSumsAVX512(SB), NOSPLIT, $0-88
+	MOVQ         a+0(FP), SI
+	MOVQ         b+8(FP), DI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD ia+24(FP), Z0
+	VBROADCASTSD ib+32(FP), Z1
+	VBROADCASTSD clamp+40(FP), Z2
+	VBROADCASTSD pmin+48(FP), Z17
+	VBROADCASTSD qmin+56(FP), Z18
+	VBROADCASTSD skip+64(FP), Z3
+	MOVQ         k+72(FP), AX
+	LOADEXP
+	VPXORQ       Z28, Z28, Z28
+	VPXORQ       Z29, Z29, Z29
+	VPXORQ       Z30, Z30, Z30
+	VPXORQ       Z31, Z31, Z31
+
+klloop:
+	VMULPD   (SI), Z0, Z19
+	VMINPD   Z2, Z19, Z19
+	VSUBPD   Z17, Z19, Z19
+	VMULPD   (DI), Z1, Z20
+	VMINPD   Z2, Z20, Z20
+	VSUBPD   Z18, Z20, Z20
+	VCMPPD   $18, Z3, Z19, K1
+	VCMPPD   $18, Z3, Z20, K2
+	VSUBPD   Z19, Z20, Z21
+	KORTESTW K1, K1
+	JZ       klnop
+	EXPNEG(Z19, Z25)
+	VMOVAPD.Z   Z25, K1, Z25
+	VADDPD      Z25, Z28, Z28
+	VFMADD231PD Z21, Z25, Z29
+
+klnop:
+	KORTESTW K2, K2
+	JZ       klnoq
+	EXPNEG(Z20, Z25)
+	VMOVAPD.Z    Z25, K2, Z25
+	VADDPD       Z25, Z30, Z30
+	VFNMADD231PD Z21, Z25, Z31
+
+klnoq:
+	ADDQ    $64, SI
+	ADDQ    $64, DI
+	SUBQ    $8, CX
+	JNZ     klloop
+	MOVQ    out+80(FP), DX
+	VMOVUPD Z28, (DX)
+	VMOVUPD Z29, 64(DX)
+	VMOVUPD Z30, 128(DX)
+	VMOVUPD Z31, 192(DX)
+	VZEROUPPER
+	RET

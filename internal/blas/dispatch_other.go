@@ -1,0 +1,30 @@
+//go:build !amd64 && !(openblas && cgo)
+
+package blas
+
+// Other architectures (arm64 among them) run the portable Go loops: no assembly kernels yet.
+
+// I8Native reports whether I8NT runs a vector kernel: never on this architecture.
+var I8Native = false
+
+func i8nt(c []int32, ldc int, a *I8A, b *I8B, j0, j1 int) { i8ntGo(c, ldc, a, b, j0, j1) }
+
+func dist2Row(dst []float64, si float64, sq []float64, dot []int32) { dist2RowGo(dst, si, sq, dot) }
+
+func sqrtSum(si float64, sq []float64, dot []int32) float64 { return sqrtSumGo(si, sq, dot) }
+
+func sqrtSum2D(a, b float64, xs, ys []float64) float64 { return sqrtSum2DGo(a, b, xs, ys) }
+
+func expSums(a []float64, inv, clamp, tmin, skip float64) (z, s float64) {
+	return expSumsGo(a, inv, clamp, tmin, skip)
+}
+
+func klSums(a, b []float64, ia, ib, clamp, pmin, qmin, skip float64) (zp, sp, zq, sq float64) {
+	return klSumsGo(a, b, ia, ib, clamp, pmin, qmin, skip)
+}
+
+func minMax(a []float64, lo, hi float64) (float64, float64) { return minMaxGo(a, lo, hi) }
+
+func rankKL(seq []float64, other []int32, skip, r0 int32, scale, inv, clamp, tmin, lz, cp, clp float64) (a, b float64) {
+	return rankKLGo(seq, other, skip, r0, scale, inv, clamp, tmin, lz, cp, clp)
+}
