@@ -28,6 +28,15 @@ func sqrtSumAVX512(si float64, sq *float64, dot *int32, n int, k *[3]float64, ou
 func sqrtSum2DAVX512(a, b float64, xs, ys *float64, n int, k *[3]float64, out *[8]float64)
 
 //go:noescape
+func minMaxAVX512(a *float64, n int, lo, hi float64, out *[16]float64)
+
+//go:noescape
+func bucketsAVX512(cb *uint16, d *float64, n int, lo, scale, last float64)
+
+//go:noescape
+func fineBucketsAVX512(sb *uint32, ks *float64, n int, lo, sc, base float64, last uint32)
+
+//go:noescape
 func expSumsAVX512(a *float64, n int, inv, clamp, tmin, skip float64, k *expConsts, out *[16]float64)
 
 //go:noescape
@@ -176,8 +185,39 @@ func klSums(a, b []float64, ia, ib, clamp, pmin, qmin, skip float64) (zp, sp, zq
 	return klSumsGo(a, b, ia, ib, clamp, pmin, qmin, skip)
 }
 
-func minMax(a []float64, lo, hi float64) (float64, float64) { return minMaxGo(a, lo, hi) }
+func minMax(a []float64, lo, hi float64) (float64, float64) {
+	n := len(a) &^ 15
+	if Active >= AVX512 && n > 0 {
+		var out [16]float64
+		minMaxAVX512(&a[0], n, lo, hi, &out)
+		for l := range 8 {
+			lo, hi = min(lo, out[l]), max(hi, out[8+l])
+		}
+		return minMaxGo(a[n:], lo, hi)
+	}
+	return minMaxGo(a, lo, hi)
+}
 
 func rankKL(seq []float64, other []int32, skip, r0 int32, scale, inv, clamp, tmin, lz, cp, clp float64) (a, b float64) {
 	return rankKLGo(seq, other, skip, r0, scale, inv, clamp, tmin, lz, cp, clp)
+}
+
+func buckets(cb []uint16, d []float64, lo, scale, last float64) {
+	n := len(d) &^ 7
+	if Active >= AVX512 && n > 0 {
+		bucketsAVX512(&cb[0], &d[0], n, lo, scale, last)
+		bucketsGo(cb[n:], d[n:], lo, scale, last)
+		return
+	}
+	bucketsGo(cb, d, lo, scale, last)
+}
+
+func fineBuckets(sb []uint32, ks []float64, lo, sc, base float64, last uint32) {
+	n := len(ks) &^ 7
+	if Active >= AVX512 && n > 0 {
+		fineBucketsAVX512(&sb[0], &ks[0], n, lo, sc, base, last)
+		fineBucketsGo(sb[n:], ks[n:], lo, sc, base, last)
+		return
+	}
+	fineBucketsGo(sb, ks, lo, sc, base, last)
 }

@@ -363,3 +363,93 @@ klnoq:
 	VMOVUPD Z31, 192(DX)
 	VZEROUPPER
 	RET
+
+// func minMaxAVX512(a *float64, n int, lo, hi float64, out *[16]float64)
+//
+// The lanes of min(lo, a…) in out[0:8] and of max(hi, a…) in out[8:16], for n a positive
+// multiple of 16 and a free of NaNs.
+TEXT ·minMaxAVX512(SB), NOSPLIT, $0-40
+	MOVQ         a+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD lo+16(FP), Z0
+	VBROADCASTSD hi+24(FP), Z1
+	VMOVAPD      Z0, Z2
+	VMOVAPD      Z1, Z3
+
+mmloop:
+	VMOVUPD (SI), Z4
+	VMOVUPD 64(SI), Z5
+	VMINPD  Z4, Z0, Z0
+	VMAXPD  Z4, Z1, Z1
+	VMINPD  Z5, Z2, Z2
+	VMAXPD  Z5, Z3, Z3
+	ADDQ    $128, SI
+	SUBQ    $16, CX
+	JNZ     mmloop
+	VMINPD  Z2, Z0, Z0
+	VMAXPD  Z3, Z1, Z1
+	MOVQ    out+32(FP), DI
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VZEROUPPER
+	RET
+
+// func bucketsAVX512(cb *uint16, d *float64, n int, lo, scale, last float64)
+//
+// cb[j] = uint16(min(max(d[j] − lo, 0)·scale, last)) for n a positive multiple of 8, in the Go
+// loop's order of operations (no fused multiply-add), so the same buckets.
+TEXT ·bucketsAVX512(SB), NOSPLIT, $0-48
+	MOVQ         cb+0(FP), DI
+	MOVQ         d+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD lo+24(FP), Z0
+	VBROADCASTSD scale+32(FP), Z1
+	VBROADCASTSD last+40(FP), Z2
+	VPXORQ       Z3, Z3, Z3
+
+bkloop:
+	VMOVUPD    (SI), Z4
+	VSUBPD     Z0, Z4, Z4
+	VMAXPD     Z3, Z4, Z4
+	VMULPD     Z1, Z4, Z4
+	VMINPD     Z2, Z4, Z4
+	VCVTTPD2DQ Z4, Y5
+	VPMOVDW    Y5, X6
+	VMOVDQU    X6, (DI)
+	ADDQ       $64, SI
+	ADDQ       $16, DI
+	SUBQ       $8, CX
+	JNZ        bkloop
+	VZEROUPPER
+	RET
+
+// func fineBucketsAVX512(sb *uint32, ks *float64, n int, lo, sc, base float64, last uint32)
+//
+// sb[t] = min(uint32(max(max(ks[t] − lo, 0)·sc − base, 0)), last) for n a positive multiple of 8.
+TEXT ·fineBucketsAVX512(SB), NOSPLIT, $0-52
+	MOVQ         sb+0(FP), DI
+	MOVQ         ks+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD lo+24(FP), Z0
+	VBROADCASTSD sc+32(FP), Z1
+	VBROADCASTSD base+40(FP), Z2
+	MOVL         last+48(FP), AX
+	VPBROADCASTD AX, Y6
+	VPXORQ       Z3, Z3, Z3
+
+fbloop:
+	VMOVUPD     (SI), Z4
+	VSUBPD      Z0, Z4, Z4
+	VMAXPD      Z3, Z4, Z4
+	VMULPD      Z1, Z4, Z4
+	VSUBPD      Z2, Z4, Z4
+	VMAXPD      Z3, Z4, Z4
+	VCVTTPD2UDQ Z4, Y5
+	VPMINUD     Y6, Y5, Y5
+	VMOVDQU     Y5, (DI)
+	ADDQ        $64, SI
+	ADDQ        $32, DI
+	SUBQ        $8, CX
+	JNZ         fbloop
+	VZEROUPPER
+	RET

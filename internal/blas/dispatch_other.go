@@ -28,3 +28,9 @@ func minMax(a []float64, lo, hi float64) (float64, float64) { return minMaxGo(a,
 func rankKL(seq []float64, other []int32, skip, r0 int32, scale, inv, clamp, tmin, lz, cp, clp float64) (a, b float64) {
 	return rankKLGo(seq, other, skip, r0, scale, inv, clamp, tmin, lz, cp, clp)
 }
+
+func buckets(cb []uint16, d []float64, lo, scale, last float64) { bucketsGo(cb, d, lo, scale, last) }
+
+func fineBuckets(sb []uint32, ks []float64, lo, sc, base float64, last uint32) {
+	fineBucketsGo(sb, ks, lo, sc, base, last)
+}

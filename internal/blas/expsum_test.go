@@ -155,3 +155,33 @@ func testRankKLDefinition(t *testing.T) {
 		}
 	}
 }
+
+// Buckets and FineBuckets equal their defining Go expressions on every level (lengths around the
+// vector width; values below, inside and beyond the range, and exactly on bucket edges).
+func TestBuckets(t *testing.T) { eachLevel(t, testBuckets) }
+
+func testBuckets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 7, 8, 9, 31, 1000} {
+		d := make([]float64, n)
+		for j := range d {
+			d[j] = 10 * rng.Float64()
+			if j%7 == 3 {
+				d[j] = 2 + float64(j%16)/8 // on edges of the buckets below
+			}
+		}
+		cb := make([]uint16, n)
+		sb := make([]uint32, n)
+		const lo, scale, last = 2.0, 8.0, 31.0
+		Buckets(cb, d, lo, scale, last)
+		FineBuckets(sb, d, lo, scale*4, 4*3, 63)
+		for j, v := range d {
+			if want := uint16(min(max(v-lo, 0)*scale, last)); cb[j] != want {
+				t.Fatalf("n=%d: Buckets[%d] = %d, want %d (d = %v)", n, j, cb[j], want, v)
+			}
+			if want := min(uint32(max(max(v-lo, 0)*scale*4-4*3, 0)), 63); sb[j] != want {
+				t.Fatalf("n=%d: FineBuckets[%d] = %d, want %d (d = %v)", n, j, sb[j], want, v)
+			}
+		}
+	}
+}
