@@ -221,3 +221,18 @@ func fineBuckets(sb []uint32, ks []float64, lo, sc, base float64, last uint32) {
 	}
 	fineBucketsGo(sb, ks, lo, sc, base, last)
 }
+
+func kernelLines() []string {
+	i8, vec := "portable Go (the float32 product below is used instead)", "portable Go"
+	if Active >= AVX512VNNI {
+		i8 = "AVX-512 VNNI assembly"
+	}
+	if Active >= AVX512 {
+		vec = "AVX-512 assembly"
+	}
+	return []string{
+		"exact int8 products (k-NN, distances of pixel data): " + i8,
+		"exp sums, KL sums, distance rows, min/max, bucket sort: " + vec,
+		"float64/float32 products (DgemmNT, SgemmNT): " + Name,
+	}
+}

@@ -78,3 +78,13 @@ func fromEnv(v string, det Level) Level {
 	fmt.Fprintf(os.Stderr, "lowdim: LOWDIM_CPU=%q: expected one of %s; using %s\n", v, strings.Join(levelNames[:], ", "), det)
 	return det
 }
+
+// Kernels describes, one line each, the kernels this build runs on this CPU: what `lowdim version`
+// prints.
+func Kernels() []string {
+	lvl := fmt.Sprintf("dispatch level: %s (detected %s on %s/%s", Active, Detected, runtime.GOOS, runtime.GOARCH)
+	if Active < Detected {
+		lvl += "; lowered by LOWDIM_CPU"
+	}
+	return append([]string{lvl + ")"}, kernelLines()...)
+}

@@ -34,3 +34,10 @@ func buckets(cb []uint16, d []float64, lo, scale, last float64) { bucketsGo(cb, 
 func fineBuckets(sb []uint32, ks []float64, lo, sc, base float64, last uint32) {
 	fineBucketsGo(sb, ks, lo, sc, base, last)
 }
+
+func kernelLines() []string {
+	return []string{
+		"exact int8 products, exp sums, distance rows, bucket sort: portable Go",
+		"float64/float32 products (DgemmNT, SgemmNT): " + Name,
+	}
+}

@@ -313,3 +313,15 @@ func buckets(cb []uint16, d []float64, lo, scale, last float64) { bucketsGo(cb, 
 func fineBuckets(sb []uint32, ks []float64, lo, sc, base float64, last uint32) {
 	fineBucketsGo(sb, ks, lo, sc, base, last)
 }
+
+func kernelLines() []string {
+	i8 := "portable Go (the float32 product below is used instead)"
+	if I8Native {
+		i8 = "AVX-512 VNNI (C, cgo)"
+	}
+	return []string{
+		"exact int8 products (k-NN, distances of pixel data): " + i8,
+		"exp sums, KL sums, distance rows, min/max, bucket sort: C (cgo), AVX-512 where the CPU has it",
+		"float64/float32 products (DgemmNT, SgemmNT): " + Name,
+	}
+}
