@@ -2,7 +2,6 @@ package hope
 
 import (
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -104,8 +103,9 @@ func newNet(s shape, rows int, p *pool) *net {
 }
 
 // splitProducts is true when each product should be split over the pool's workers by rows of
-// C: OpenBLAS is set to one thread, while gonum's Dgemm spreads its blocks over the cores itself.
-var splitProducts = strings.HasPrefix(iblas.Name, "openblas")
+// C: OpenBLAS and the assembly kernel run on one thread, while gonum's Dgemm spreads its blocks
+// over the cores itself.
+var splitProducts = !iblas.Threaded
 
 // gemm sets C = A·Bᵀ + beta·C for row-major A (m×k), B (n×k), C (m×n).
 func (n *net) gemm(m, nn, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {

@@ -37,6 +37,9 @@ func bucketsAVX512(cb *uint16, d *float64, n int, lo, scale, last float64)
 func fineBucketsAVX512(sb *uint32, ks *float64, n int, lo, sc, base float64, last uint32)
 
 //go:noescape
+func dotTileAVX512(a0, a1, a2, a3, b0, b1, b2, b3 *float64, k int, out *[16]float64)
+
+//go:noescape
 func expSumsAVX512(a *float64, n int, inv, clamp, tmin, skip float64, k *expConsts, out *[16]float64)
 
 //go:noescape
@@ -235,4 +238,22 @@ func kernelLines() []string {
 		"exp sums, KL sums, distance rows, min/max, bucket sort: " + vec,
 		"float64/float32 products (DgemmNT, SgemmNT): " + Name,
 	}
+}
+
+func dgemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if Active >= AVX512 {
+		dgemmAsm(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
+	dgemmGonum(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+// dgemmSerial: the assembly DgemmNT runs on the calling goroutine only.
+func dgemmSerial() bool { return Active >= AVX512 }
+
+func productsName() string {
+	if Active >= AVX512 {
+		return "AVX-512 assembly (float64), gonum (float32)"
+	}
+	return "gonum"
 }

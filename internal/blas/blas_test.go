@@ -11,7 +11,7 @@ func TestDgemmNT(t *testing.T) { eachLevel(t, testDgemmNT) }
 
 func testDgemmNT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 7}, {32, 100, 50}, {17, 9, 784}} {
+	for _, sz := range [][3]int{{1, 1, 1}, {3, 5, 7}, {32, 100, 50}, {17, 9, 784}, {100, 530, 300}} {
 		m, n, k := sz[0], sz[1], sz[2]
 		lda, ldb, ldc := k+2, k+1, n+3
 		a := make([]float64, (m-1)*lda+k)
@@ -49,6 +49,42 @@ func testDgemmNT(t *testing.T) {
 				if c[i*ldc+j] != want[i*ldc+j] {
 					t.Fatalf("%s %v: padding C[%d,%d] changed", Name, sz, i, j)
 				}
+			}
+		}
+	}
+}
+
+// TestDgemmNTRowsIndependent: a row of C is the same bits whether computed alone, in a block of
+// rows or in the whole product, and beta = 0 never reads C (NaNs there do not leak in): the
+// contracts that keep outputs independent of how callers split products over workers.
+func TestDgemmNTRowsIndependent(t *testing.T) { eachLevel(t, testDgemmNTRowsIndependent) }
+
+func testDgemmNTRowsIndependent(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const m, n, k = 40, 70, 600
+	a, b := make([]float64, m*k), make([]float64, n*k)
+	for i := range a {
+		a[i] = rng.NormFloat64()
+	}
+	for i := range b {
+		b[i] = rng.NormFloat64()
+	}
+	nan := 0.0
+	nan /= nan
+	whole := make([]float64, m*n)
+	for i := range whole {
+		whole[i] = nan
+	}
+	DgemmNT(m, n, k, 1, a, k, b, k, 0, whole, n)
+	for _, blk := range []int{1, 5, 13} {
+		part := make([]float64, m*n)
+		for lo := 0; lo < m; lo += blk {
+			hi := min(lo+blk, m)
+			DgemmNT(hi-lo, n, k, 1, a[lo*k:], k, b, k, 0, part[lo*n:], n)
+		}
+		for i := range whole {
+			if part[i] != whole[i] || whole[i] != whole[i] {
+				t.Fatalf("blocks of %d rows: C[%d] = %v, whole product %v", blk, i, part[i], whole[i])
 			}
 		}
 	}

@@ -41,3 +41,11 @@ func kernelLines() []string {
 		"float64/float32 products (DgemmNT, SgemmNT): " + Name,
 	}
 }
+
+func dgemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	dgemmGonum(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+}
+
+func dgemmSerial() bool { return false }
+
+func productsName() string { return "gonum" }
