@@ -48,7 +48,7 @@ func (s shape) blocks(theta []float64) (c, w blas64.General, b []float64, p blas
 
 // net holds the work buffers of forward and backward passes over up to rows input rows; all
 // are allocated once. Every large product is C = A·Bᵀ of row-major blocks (internal/blas
-// DgemmNT: gonum's Dgemm by default, OpenBLAS with -tags openblas), with transposed copies made
+// DgemmNT: AVX-512 assembly or gonum's Dgemm, OpenBLAS with -tags openblas), with transposed copies made
 // where the natural product has another form; the products with the D output columns are plain
 // loops.
 type net struct {

@@ -20,7 +20,8 @@ func (s *rowOrder) count(d []float64) {
 }
 
 // place moves every point into coarse bucket order (index order within a bucket) and sorts and
-// ranks each coarse bucket up to cut on its own. (The -tags openblas build runs a C twin.)
+// ranks each coarse bucket up to cut on its own. (The -tags openblas build runs a C twin; here
+// the bucket arithmetic is blas.Buckets and blas.FineBuckets, AVX-512 where the CPU has it.)
 func (s *rowOrder) place(d []float64, cut int) {
 	n := len(d)
 	nb := 2 * s.nc

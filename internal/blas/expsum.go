@@ -5,8 +5,8 @@ import "math"
 // ExpSums returns z = Σ_j e^(−t_j) and s = Σ_j t_j·e^(−t_j) over the j with t_j ≤ skip, where
 // t_j = min(a_j·inv, clamp) − tmin: the two sums of a row entropy (H = ln z + s/z) with
 // dredviz's clamped exponents. tmin must not exceed any t_j + tmin, so that no weight exceeds 1.
-// With -tags openblas and cgo it runs vectorised (AVX-512 when the CPU has it; results then agree
-// with the pure-Go loop to a few units in the last place, not bit for bit).
+// On AVX-512 CPUs it runs vectorised in either build (results then agree with the Go loop to a
+// few units in the last place, not bit for bit; the plain build's lanes are added in a fixed tree).
 func ExpSums(a []float64, inv, clamp, tmin, skip float64) (z, s float64) {
 	if len(a) == 0 {
 		return 0, 0
@@ -26,8 +26,8 @@ func KLSums(a, b []float64, ia, ib, clamp, pmin, qmin, skip float64) (zp, sp, zq
 	return klSums(a, b, ia, ib, clamp, pmin, qmin, skip)
 }
 
-// MinMax returns min(lo, min a) and max(hi, max a) for a free of NaNs (vectorised under
-// -tags openblas): pass +Inf and −Inf to start a fold.
+// MinMax returns min(lo, min a) and max(hi, max a) for a free of NaNs (vectorised on AVX-512 in
+// either build): pass +Inf and −Inf to start a fold.
 func MinMax(a []float64, lo, hi float64) (float64, float64) {
 	if len(a) == 0 {
 		return lo, hi
@@ -40,8 +40,8 @@ func MinMax(a []float64, lo, hi float64) (float64, float64) {
 // (seq[2m], seq[2m+1]) (a probability and its logarithm), and the same distribution at the ranks
 // other[m], computed as lo = −(min((other·scale)²·inv, clamp) − tmin) − lz and o = e^lo for a rank
 // up to r0, (cp, clp) beyond. The computed side replaces random reads of a table of n entries.
-// With -tags openblas and cgo it runs vectorised; the sums then agree with the pure-Go loop
-// to rounding, not bit for bit.
+// With -tags openblas and cgo it runs vectorised (the sums then agree with the Go loop to
+// rounding, not bit for bit); the plain build's quality passes do not call it (they read a table).
 func RankKL(seq []float64, other []int32, skip, r0 int32, scale, inv, clamp, tmin, lz, cp, clp float64) (a, b float64) {
 	if len(other) == 0 {
 		return 0, 0
