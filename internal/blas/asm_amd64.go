@@ -37,6 +37,12 @@ func bucketsAVX512(cb *uint16, d *float64, n int, lo, scale, last float64)
 func fineBucketsAVX512(sb *uint32, ks *float64, n int, lo, sc, base float64, last uint32)
 
 //go:noescape
+func dgemmKernelAVX512(kc int, a, b, c *float64, ldc int, alpha, beta float64, readC int)
+
+//go:noescape
+func packPanelAVX512(dst, x *float64, kc int, idx *[16]int64, w int)
+
+//go:noescape
 func dotTileAVX512(a0, a1, a2, a3, b0, b1, b2, b3 *float64, k int, out *[16]float64)
 
 //go:noescape

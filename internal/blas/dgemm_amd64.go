@@ -2,6 +2,8 @@
 
 package blas
 
+import "sync"
+
 // The float64 product of the plain build on AVX-512 (dgemmAsm; gonum's Dgemm below that level).
 // C = alpha·A·Bᵀ + beta·C reads rows of A and of B, both contiguous in k, so the kernel
 // (dotTileAVX512) is a 4×4 tile of dot products straight from the operands: four rows of A and
@@ -36,6 +38,10 @@ func dgemmAsm(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb
 		}
 		return
 	}
+	if k <= dShortK {
+		dgemmPacked(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+		return
+	}
 	rowsA := max(4, min(m, dBytesA/(8*k))&^3)
 	var out [16]float64
 	for i0 := 0; i0 < m; i0 += rowsA {
@@ -60,6 +66,92 @@ func dgemmAsm(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// Short k (k ≤ dShortK: package neighbors' PCA-50 rows, say) leaves the dot-product tile above
+// little to amortise its horizontal sums over (3.5× slower than OpenBLAS at k = 50), so those
+// products take Goto's route instead: A packed in row panels of 12 and B in column panels of 16
+// (each k index's values adjacent; by gathers, a few per cent of the product), then a 12×16
+// register tile of broadcast fused multiply-adds that writes C directly. Which route runs
+// depends on k alone, so rows of C still do not depend on the caller's split.
+const (
+	dShortK = 128
+	dMR     = 12
+	dNR     = 16
+	dMC     = 264 // rows of A per packed block (264·128·8 = 270 KB)
+	dNC     = 512 // columns of B per packed block (512 KB)
+)
+
+type dgemmWork struct {
+	a, b []float64
+	tile [dMR * dNR]float64
+	idx  [16]int64
+}
+
+var dgemmPool = sync.Pool{New: func() any {
+	return &dgemmWork{a: make([]float64, dMC*dShortK), b: make([]float64, dNC*dShortK)}
+}}
+
+func dgemmPacked(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	w := dgemmPool.Get().(*dgemmWork)
+	defer dgemmPool.Put(w)
+	read := 0
+	if beta != 0 {
+		read = 1
+	}
+	for ic := 0; ic < m; ic += dMC {
+		mc := min(dMC, m-ic)
+		w.pack(w.a, a, lda, ic, mc, k, dMR)
+		for jc := 0; jc < n; jc += dNC {
+			nc := min(dNC, n-jc)
+			w.pack(w.b, b, ldb, jc, nc, k, dNR)
+			for jr := 0; jr < nc; jr += dNR {
+				pb := &w.b[jr*k]
+				for ir := 0; ir < mc; ir += dMR {
+					pa := &w.a[ir*k]
+					i, j := ic+ir, jc+jr
+					if ir+dMR <= mc && jr+dNR <= nc {
+						dgemmKernelAVX512(k, pa, pb, &c[i*ldc+j], ldc, alpha, beta, read)
+						continue
+					}
+					// An edge tile: into the scratch tile, then the rows and columns that exist.
+					dgemmKernelAVX512(k, pa, pb, &w.tile[0], dNR, alpha, 0, 0)
+					for r := range min(dMR, mc-ir) {
+						row := c[(i+r)*ldc+j : (i+r)*ldc+j+min(dNR, nc-jr)]
+						t := w.tile[r*dNR:]
+						for q := range row {
+							if beta == 0 {
+								row[q] = t[q]
+							} else {
+								row[q] = t[q] + beta*row[q]
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// pack packs rows r0 ≤ r < r0 + rn of the row-major x (stride ld, k columns) into dst as panels
+// of wd rows: panel q holds, for each l < k, the wd values of its rows adjacent (zeros beyond rn).
+func (w *dgemmWork) pack(dst, x []float64, ld, r0, rn, k, wd int) {
+	for q := 0; q < rn; q += wd {
+		panel := dst[q*k : (q+wd)*k]
+		if q+wd <= rn {
+			for r := range wd {
+				w.idx[r] = int64(8 * r * ld)
+			}
+			packPanelAVX512(&panel[0], &x[(r0+q)*ld], k, &w.idx, wd)
+			continue
+		}
+		clear(panel)
+		for r := range rn - q {
+			for l, v := range x[(r0+q+r)*ld : (r0+q+r)*ld+k] {
+				panel[l*wd+r] = v
 			}
 		}
 	}
