@@ -43,6 +43,18 @@ func dgemmKernelAVX512(kc int, a, b, c *float64, ldc int, alpha, beta float64, r
 func packPanelAVX512(dst, x *float64, kc int, idx *[16]int64, w int)
 
 //go:noescape
+func expSumsAVX2(a *float64, n int, inv, clamp, tmin, skip float64, k *exp4Consts, out *[8]float64)
+
+//go:noescape
+func klSumsAVX2(a, b *float64, n int, ia, ib, clamp, pmin, qmin, skip float64, k *exp4Consts, out *[16]float64)
+
+//go:noescape
+func minMaxAVX2(a *float64, n int, lo, hi float64, out *[8]float64)
+
+//go:noescape
+func dist2RowAVX2(dst *float64, si float64, sq *float64, dot *int32, n int)
+
+//go:noescape
 func dotTileAVX512(a0, a1, a2, a3, b0, b1, b2, b3 *float64, k int, out *[16]float64)
 
 //go:noescape
@@ -117,6 +129,11 @@ func dist2Row(dst []float64, si float64, sq []float64, dot []int32) {
 		dist2RowGo(dst[n:], si, sq[n:], dot[n:])
 		return
 	}
+	if n4 := len(dst) &^ 3; Active >= AVX2 && n4 > 0 {
+		dist2RowAVX2(&dst[0], si, &sq[0], &dot[0], n4)
+		dist2RowGo(dst[n4:], si, sq[n4:], dot[n4:])
+		return
+	}
 	dist2RowGo(dst, si, sq, dot)
 }
 
@@ -171,6 +188,35 @@ var expK = func() *expConsts {
 	return k
 }()
 
+// sum4 adds four lanes in a fixed tree.
+func sum4(l []float64) float64 { return (l[0] + l[2]) + (l[1] + l[3]) }
+
+// exp4Consts is the layout EXPNEG4 reads (asm_amd64.s), every constant as 4 lanes: 1.5·2⁵²,
+// log₂e, ln2 split in a high part (k·hi exact) and the rest, 1023 << 52 (the exponent bias, as
+// integers), then the Taylor coefficients of e^r from 1/13! down to 1/0!.
+type exp4Consts struct {
+	magic, log2e, hi, lo [4]float64
+	bias                 [4]int64
+	poly                 [14][4]float64
+}
+
+var exp4K = func() *exp4Consts {
+	k := &exp4Consts{}
+	for l := range 4 {
+		k.magic[l], k.log2e[l] = 0x1.8p52, 1.4426950408889634
+		k.hi[l], k.lo[l] = 6.93147180369123816490e-01, 1.90821492927058770002e-10
+		k.bias[l] = 1023 << 52
+		f := 1.0
+		for d := 0; d <= 13; d++ {
+			if d > 0 {
+				f *= float64(d)
+			}
+			k.poly[13-d][l] = 1 / f
+		}
+	}
+	return k
+}()
+
 func expSums(a []float64, inv, clamp, tmin, skip float64) (z, s float64) {
 	n := len(a) &^ 7
 	if Active >= AVX512 && n > 0 {
@@ -178,6 +224,12 @@ func expSums(a []float64, inv, clamp, tmin, skip float64) (z, s float64) {
 		expSumsAVX512(&a[0], n, inv, clamp, tmin, skip, expK, &out)
 		z0, s0 := expSumsGo(a[n:], inv, clamp, tmin, skip)
 		return sum8((*[8]float64)(out[:8])) + z0, sum8((*[8]float64)(out[8:])) + s0
+	}
+	if n4 := len(a) &^ 3; Active >= AVX2 && n4 > 0 {
+		var out [8]float64
+		expSumsAVX2(&a[0], n4, inv, clamp, tmin, skip, exp4K, &out)
+		z0, s0 := expSumsGo(a[n4:], inv, clamp, tmin, skip)
+		return sum4(out[0:4]) + z0, sum4(out[4:8]) + s0
 	}
 	return expSumsGo(a, inv, clamp, tmin, skip)
 }
@@ -191,6 +243,12 @@ func klSums(a, b []float64, ia, ib, clamp, pmin, qmin, skip float64) (zp, sp, zq
 		return sum8((*[8]float64)(out[0:8])) + zp, sum8((*[8]float64)(out[8:16])) + sp,
 			sum8((*[8]float64)(out[16:24])) + zq, sum8((*[8]float64)(out[24:32])) + sq
 	}
+	if n4 := len(a) &^ 3; Active >= AVX2 && n4 > 0 {
+		var out [16]float64
+		klSumsAVX2(&a[0], &b[0], n4, ia, ib, clamp, pmin, qmin, skip, exp4K, &out)
+		zp, sp, zq, sq = klSumsGo(a[n4:], b[n4:], ia, ib, clamp, pmin, qmin, skip)
+		return sum4(out[0:4]) + zp, sum4(out[4:8]) + sp, sum4(out[8:12]) + zq, sum4(out[12:16]) + sq
+	}
 	return klSumsGo(a, b, ia, ib, clamp, pmin, qmin, skip)
 }
 
@@ -203,6 +261,14 @@ func minMax(a []float64, lo, hi float64) (float64, float64) {
 			lo, hi = min(lo, out[l]), max(hi, out[8+l])
 		}
 		return minMaxGo(a[n:], lo, hi)
+	}
+	if n8 := len(a) &^ 7; Active >= AVX2 && n8 > 0 {
+		var out [8]float64
+		minMaxAVX2(&a[0], n8, lo, hi, &out)
+		for l := range 4 {
+			lo, hi = min(lo, out[l]), max(hi, out[4+l])
+		}
+		return minMaxGo(a[n8:], lo, hi)
 	}
 	return minMaxGo(a, lo, hi)
 }
@@ -236,8 +302,11 @@ func kernelLines() []string {
 	if Active >= AVX512VNNI {
 		i8 = "AVX-512 VNNI assembly"
 	}
-	if Active >= AVX512 {
+	switch {
+	case Active >= AVX512:
 		vec = "AVX-512 assembly"
+	case Active >= AVX2:
+		vec = "AVX2 assembly (exp sums, KL sums, distance rows, min/max), portable Go (the rest)"
 	}
 	return []string{
 		"exact int8 products (k-NN, distances of pixel data): " + i8,

@@ -957,3 +957,191 @@ pp12:
 	JNZ        pp12
 	VZEROUPPER
 	RET
+
+// AVX2 + FMA kernels (16 vector registers, no masks, no embedded broadcast: constants come
+// from memory as whole 4-lane vectors).
+
+// EXPNEG4(T, OUT): OUT = e^(−T) for 0 ≤ T ≤ 700 in each of 4 lanes, table-free (AVX2 has no
+// two-source permute for the 16-entry table EXPNEG uses): k = round(T·log₂e) from the low
+// mantissa bits of T·log₂e + 1.5·2⁵², r = (k·ln2hi − T) + k·ln2lo (|r| ≤ ln2/2), e^r by its
+// Taylor polynomial of degree 13 (remainder below 4e-18), times 2^(−k) made in the exponent field.
+// Constants from the exp4Consts at AX; uses Y13–Y15.
+#define EXPNEG4(T, OUT) \
+	VMOVUPD     0(AX), Y13; \
+	VFMADD231PD 32(AX), T, Y13; \
+	VSUBPD      0(AX), Y13, Y14; \
+	VMOVAPD     T, Y15; \
+	VFMSUB231PD 64(AX), Y14, Y15; \
+	VFMADD231PD 96(AX), Y14, Y15; \
+	VMOVUPD     160(AX), OUT; \
+	VFMADD213PD 192(AX), Y15, OUT; \
+	VFMADD213PD 224(AX), Y15, OUT; \
+	VFMADD213PD 256(AX), Y15, OUT; \
+	VFMADD213PD 288(AX), Y15, OUT; \
+	VFMADD213PD 320(AX), Y15, OUT; \
+	VFMADD213PD 352(AX), Y15, OUT; \
+	VFMADD213PD 384(AX), Y15, OUT; \
+	VFMADD213PD 416(AX), Y15, OUT; \
+	VFMADD213PD 448(AX), Y15, OUT; \
+	VFMADD213PD 480(AX), Y15, OUT; \
+	VFMADD213PD 512(AX), Y15, OUT; \
+	VFMADD213PD 544(AX), Y15, OUT; \
+	VFMADD213PD 576(AX), Y15, OUT; \
+	VPSLLQ      $52, Y13, Y13; \
+	VMOVUPD     128(AX), Y14; \
+	VPSUBQ      Y13, Y14, Y14; \
+	VMULPD      Y14, OUT, OUT
+
+// func expSumsAVX2(a *float64, n int, inv, clamp, tmin, skip float64, k *exp4Consts, out *[8]float64)
+//
+// ExpSums over n (a positive multiple of 4) entries: out[0:4] the lanes of z, out[4:8] of s.
+TEXT ·expSumsAVX2(SB), NOSPLIT, $0-64
+	MOVQ         a+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD inv+16(FP), Y0
+	VBROADCASTSD clamp+24(FP), Y1
+	VBROADCASTSD tmin+32(FP), Y2
+	VBROADCASTSD skip+40(FP), Y3
+	MOVQ         k+48(FP), AX
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+
+es4loop:
+	VMULPD      (SI), Y0, Y10
+	VMINPD      Y1, Y10, Y10
+	VSUBPD      Y2, Y10, Y10
+	VCMPPD      $18, Y3, Y10, Y11
+	EXPNEG4(Y10, Y12)
+	VANDPD      Y11, Y12, Y12
+	VADDPD      Y12, Y8, Y8
+	VFMADD231PD Y10, Y12, Y9
+	ADDQ        $32, SI
+	SUBQ        $4, CX
+	JNZ         es4loop
+	MOVQ        out+56(FP), DI
+	VMOVUPD     Y8, (DI)
+	VMOVUPD     Y9, 32(DI)
+	VZEROUPPER
+	RET
+
+// func klSumsAVX2(a, b *float64, n int, ia, ib, clamp, pmin, qmin, skip float64, k *exp4Consts, out *[16]float64)
+//
+// KLSums over n (a positive multiple of 4) entries: the lanes of zp, sp, zq, sq in out[0:4],
+// [4:8], [8:12], [12:16]. A group of 4 with no tp (tq) within skip skips that exponential.
+TEXT ·klSumsAVX2(SB), NOSPLIT, $0-88
+	MOVQ         a+0(FP), SI
+	MOVQ         b+8(FP), DI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSD ia+24(FP), Y0
+	VBROADCASTSD ib+32(FP), Y1
+	VBROADCASTSD clamp+40(FP), Y2
+	VBROADCASTSD pmin+48(FP), Y3
+	VBROADCASTSD qmin+56(FP), Y4
+	VBROADCASTSD skip+64(FP), Y5
+	MOVQ         k+72(FP), AX
+	VXORPD       Y6, Y6, Y6
+	VXORPD       Y7, Y7, Y7
+	VXORPD       Y8, Y8, Y8
+	VXORPD       Y9, Y9, Y9
+
+kl4loop:
+	VMULPD    (SI), Y0, Y10
+	VMINPD    Y2, Y10, Y10
+	VSUBPD    Y3, Y10, Y10
+	VCMPPD    $18, Y5, Y10, Y11
+	VMOVMSKPD Y11, DX
+	TESTQ     DX, DX
+	JZ        kl4nop
+	EXPNEG4(Y10, Y12)
+	VANDPD    Y11, Y12, Y12
+	VADDPD    Y12, Y6, Y6
+	// sp += w·(tq − tp): tq is computed again below; here (tq − tp) from b directly.
+	VMULPD      (DI), Y1, Y13
+	VMINPD      Y2, Y13, Y13
+	VSUBPD      Y4, Y13, Y13
+	VSUBPD      Y10, Y13, Y13
+	VFMADD231PD Y13, Y12, Y7
+
+kl4nop:
+	VMULPD    (DI), Y1, Y11
+	VMINPD    Y2, Y11, Y11
+	VSUBPD    Y4, Y11, Y11
+	VCMPPD    $18, Y5, Y11, Y10
+	VMOVMSKPD Y10, DX
+	TESTQ     DX, DX
+	JZ        kl4noq
+	EXPNEG4(Y11, Y12)
+	VANDPD    Y10, Y12, Y12
+	VADDPD    Y12, Y8, Y8
+	VMULPD    (SI), Y0, Y13
+	VMINPD    Y2, Y13, Y13
+	VSUBPD    Y3, Y13, Y13
+	VSUBPD    Y11, Y13, Y13
+	VFMADD231PD Y13, Y12, Y9
+
+kl4noq:
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	SUBQ    $4, CX
+	JNZ     kl4loop
+	MOVQ    out+80(FP), DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VMOVUPD Y8, 64(DX)
+	VMOVUPD Y9, 96(DX)
+	VZEROUPPER
+	RET
+
+// func minMaxAVX2(a *float64, n int, lo, hi float64, out *[8]float64)
+//
+// The lanes of min(lo, a…) in out[0:4] and of max(hi, a…) in out[4:8], n a positive multiple
+// of 8, a free of NaNs.
+TEXT ·minMaxAVX2(SB), NOSPLIT, $0-40
+	MOVQ         a+0(FP), SI
+	MOVQ         n+8(FP), CX
+	VBROADCASTSD lo+16(FP), Y0
+	VBROADCASTSD hi+24(FP), Y1
+	VMOVAPD      Y0, Y2
+	VMOVAPD      Y1, Y3
+
+mm4loop:
+	VMOVUPD (SI), Y4
+	VMOVUPD 32(SI), Y5
+	VMINPD  Y4, Y0, Y0
+	VMAXPD  Y4, Y1, Y1
+	VMINPD  Y5, Y2, Y2
+	VMAXPD  Y5, Y3, Y3
+	ADDQ    $64, SI
+	SUBQ    $8, CX
+	JNZ     mm4loop
+	VMINPD  Y2, Y0, Y0
+	VMAXPD  Y3, Y1, Y1
+	MOVQ    out+32(FP), DI
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VZEROUPPER
+	RET
+
+// func dist2RowAVX2(dst *float64, si float64, sq *float64, dot *int32, n int)
+//
+// Dist2Row for n a positive multiple of 4 (as dist2RowAVX512).
+TEXT ·dist2RowAVX2(SB), NOSPLIT, $0-40
+	MOVQ         dst+0(FP), DI
+	VBROADCASTSD si+8(FP), Y0
+	MOVQ         sq+16(FP), SI
+	MOVQ         dot+24(FP), DX
+	MOVQ         n+32(FP), CX
+
+d24loop:
+	VCVTDQ2PD (DX), Y1
+	VADDPD    (SI), Y0, Y2
+	VADDPD    Y1, Y1, Y1
+	VSUBPD    Y1, Y2, Y2
+	VMOVUPD   Y2, (DI)
+	ADDQ      $16, DX
+	ADDQ      $32, SI
+	ADDQ      $32, DI
+	SUBQ      $4, CX
+	JNZ       d24loop
+	VZEROUPPER
+	RET

@@ -12,8 +12,10 @@
 //     (golang.org/x/sys/cpu): on AVX-512 VNNI the int8 products (vpdpbusd, an 8×32 register
 //     tile), on AVX-512 F/DQ/BW/VL the float64 product (a 4×4 tile of dot products read in
 //     place), the vectorised exponential sums, Dist2Row, SqrtSum, MinMax and the bucket
-//     arithmetic. Below AVX-512 (and on arm64 and every other architecture) the portable Go
-//     loops and gonum's BLAS run: there are no AVX2 or NEON kernels yet. Active is the level in
+//     arithmetic. On AVX2 + FMA only ExpSums, KLSums (a table-free degree-13 exponential),
+//     Dist2Row and MinMax have kernels; the rest, and everything on arm64 and every other
+//     architecture, runs the portable Go loops and gonum's BLAS (no NEON kernels yet; the int8
+//     products then fall back to gonum's float32 product in package neighbors). Active is the level in
 //     use; LOWDIM_CPU=generic (or avx2, avx512) lowers it, so that one machine tests every path;
 //     `lowdim version` prints it (Kernels).
 //   - `-tags openblas` with cgo runs the C twins (i8_c.go, expsum_c.go; GCC intrinsics and inline
