@@ -11,10 +11,14 @@
 # Usage: scripts/fastdefault.sh [-long]
 #   -long   also the slow cases: every measure on all of MNIST (70,000 rows; minutes per run) and
 #           the exact k-NN benchmark on MNIST 70,000 (BenchmarkKNNMNIST70000; minutes per run).
-# Environment: RUNS (default 3), MNIST10K (default /tmp/m/mnist10k.csv), MNIST70K
+# Environment: RUNS (default 3), ONLY (an extended regular expression: only the cases whose name
+# matches, e.g. ONLY='eval|HOPE'), MNIST10K (default /tmp/m/mnist10k.csv), MNIST70K
 # (default /tmp/m/mnist70k.csv): CSV with header p0..p783,label; the k-NN benchmark reads
 # ../shared/data/mnist. LOWDIM_CPU=generic (or avx2, avx512) lowers the plain build's kernels.
-# Cases whose data are missing are skipped with a note. Needs libopenblas.so.0 for the second
+# Cases whose data are missing are skipped with a note. On a loaded machine set GOMAXPROCS for
+# both (e.g. GOMAXPROCS=4): the openblas build otherwise runs with twice the Ps of the plain one
+# (blas.SpareProcs), and more runnable threads win a larger share of contended cores, which
+# shows in wall time, not in CPU time. Needs libopenblas.so.0 for the second
 # column (Debian: apt-get install libopenblas0); without it the openblas build runs gonum.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -59,6 +63,7 @@ median() { sort -g | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] 
 # run NAME CMD…: RUNS interleaved runs of both builds, then one table row.
 run() {
   local name=$1; shift
+  if [ -n "${ONLY:-}" ] && ! [[ $name =~ $ONLY ]]; then return 0; fi
   rm -f "$tmp/plain.times" "$tmp/openblas.times"
   for _ in $(seq "$runs"); do
     measure plain "$@" && measure openblas "$@" || { printf '%-34s failed\n' "$name"; return 0; }
