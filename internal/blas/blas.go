@@ -45,7 +45,10 @@
 // (the C loop branches per element); Dist2Row 22 against 19 µs, SqrtSum 33 against 42 µs;
 // BenchmarkDgemmNT (k = 784) 38 against 32 ms for 32×4096 but 327 against 172 ms for 256×4096,
 // where OpenBLAS's packed kernel wins (gonum's pure Go: 3.3 GFLOP/s in the same runs, 3–4×
-// slower than either). Earlier figures, quieter machine, -tags openblas: BenchmarkDgemmNT gonum
+// slower than either); at k = 50 (256×4096, the packed short-k route) 19–35 against 12–17 ms.
+// Whole runs (scripts/fastdefault.sh, the README's table): the same CPU time as -tags openblas
+// on eval of MNIST 10k, a HOPE epoch, NeRV, PE and exact k-NN on MNIST 70k; 1.19× on eval of
+// MNIST 70k. Earlier figures, quieter machine, -tags openblas: BenchmarkDgemmNT gonum
 // 9.8 and OpenBLAS 59 GFLOP/s; BenchmarkI8NT 273 GOP/s against sgemm's 60 GFLOP/s; the C kernel
 // alone 560–585 GOP/s on 239×70,000; SqrtSum by reciprocal square root and Newton steps
 // 0.36–0.44 ns per element against 0.94 with vsqrtpd.
