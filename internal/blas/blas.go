@@ -24,9 +24,10 @@
 //
 // Only row-major A times transposed B is offered: C = alpha·A·Bᵀ + beta·C, in double (DgemmNT)
 // and single precision (SgemmNT: package neighbors uses it for small-integer data when the CPU
-// lacks VNNI, where every partial sum is an integer below 2²⁴ and so exact). Every element of C
-// is computed in an order fixed by k alone, so a row of C does not depend on how a caller splits
-// its rows over workers (same seed, same bytes, on any GOMAXPROCS).
+// lacks VNNI, where every partial sum is an integer below 2²⁴ and so exact). In the plain build
+// every element of C is computed in an order fixed by k alone, so a row of C does not depend on
+// how a caller splits its rows (TestDgemmNTRowsIndependent); OpenBLAS does not promise that, so
+// callers split products in blocks that do not depend on the number of workers.
 //
 // The OpenBLAS build opens libopenblas.so.0 at start (Debian: apt-get install libopenblas0) and
 // falls back to gonum when it is missing; Name says which is in use, Threaded whether DgemmNT

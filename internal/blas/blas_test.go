@@ -3,6 +3,7 @@ package blas
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -60,6 +61,10 @@ func testDgemmNT(t *testing.T) {
 func TestDgemmNTRowsIndependent(t *testing.T) { eachLevel(t, testDgemmNTRowsIndependent) }
 
 func testDgemmNTRowsIndependent(t *testing.T) {
+	if strings.HasPrefix(Name, "openblas") {
+		// Its kernels for edge rows sum in another order: a single row differs in the last bits.
+		t.Skip("OpenBLAS does not promise it (callers split products in blocks fixed by n alone)")
+	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	const m, n, k = 40, 70, 600
 	a, b := make([]float64, m*k), make([]float64, n*k)
