@@ -9,6 +9,9 @@
 //	              parquet-go out of dataset)
 //	internal/membudget  the memory an O(n²) path will take, checked against MemAvailable
 //	              (or the cgroup limit, or LOWDIM_MEMORY) before it is taken; one refusal shape
+//	internal/blas the dense kernels (int8 and float products, exp sums, bucket arithmetic): Go
+//	              assembly chosen at run time by CPU (AVX-512 VNNI, AVX-512, AVX2; LOWDIM_CPU
+//	              lowers it), portable Go elsewhere, C and OpenBLAS with -tags openblas
 //	neighbors     exact k-NN, blocked and parallel; approximate k-NN (NN-descent); k-NN graph files
 //	affinity      σ_i calibration to an entropy (exact, or as dredviz's search)
 //	posterior     models that produce p(c|x): the discriminative Gaussian mixture of NeRV eq. 10

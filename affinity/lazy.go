@@ -20,7 +20,7 @@ import (
 // exponent is clamped, every weight is 1 and H = log₂ N, the largest entropy of N weights; when
 // log₂ N is at least twice the target, no σ² has a larger cost, so it is never below another.
 // All other comparisons use computed entropies, so the result is the search's own (up to the
-// rounding of the vectorised exponential in the -tags openblas build, and a tie between a
+// rounding of the vectorised exponential on AVX-512 CPUs, and a tie between a
 // computed entropy and a bound broken by the bound).
 type DredvizSearch struct {
 	hint  float64

@@ -123,9 +123,9 @@
 // All buffers are allocated once per fit: one mini-batch step allocates nothing in this package
 // (TestNoAllocations; gonum's parallel Dgemm starts goroutines for large products, and the CG
 // optimiser allocates its own state per batch). The large products are C = A·Bᵀ through
-// internal/blas: gonum's pure-Go Dgemm by default (which spreads blocks over the cores itself),
-// or, built with -tags openblas, single-threaded OpenBLAS calls split by rows over Workers
-// goroutines. The pairwise MCML sums are split into 16 fixed row blocks whose partial sums are
+// internal/blas: on AVX-512 CPUs its single-threaded assembly kernel (or, built with -tags
+// openblas, single-threaded OpenBLAS calls), split by rows over Workers goroutines; elsewhere
+// gonum's pure-Go Dgemm, which spreads blocks over the cores itself (blas.Threaded says which). The pairwise MCML sums are split into 16 fixed row blocks whose partial sums are
 // added in block order, so a fit gives the same bytes for any number of workers. Measured (one
 // core, loaded machine, USPS-sized S-HOPE, 250 rows): one Adam step 143 ms with gonum, 45 ms
 // with OpenBLAS.

@@ -2,7 +2,6 @@ package hope
 
 import (
 	"math"
-	"strings"
 
 	"gonum.org/v1/gonum/blas/blas64"
 
@@ -50,7 +49,7 @@ func (s shape) blocks(theta []float64) (c, w blas64.General, b []float64, p blas
 
 // net holds the work buffers of forward and backward passes over up to rows input rows; all
 // are allocated once. Every large product is C = A·Bᵀ of row-major blocks (internal/blas
-// DgemmNT: gonum's Dgemm by default, OpenBLAS with -tags openblas), with transposed copies made
+// DgemmNT: AVX-512 assembly or gonum's Dgemm, OpenBLAS with -tags openblas), with transposed copies made
 // where the natural product has another form; the products with the D output columns are plain
 // loops.
 type net struct {
@@ -105,8 +104,9 @@ func newNet(s shape, rows int, p *minibatch.Pool) *net {
 }
 
 // splitProducts is true when each product should be split over the pool's workers by rows of
-// C: OpenBLAS is set to one thread, while gonum's Dgemm spreads its blocks over the cores itself.
-var splitProducts = strings.HasPrefix(iblas.Name, "openblas")
+// C: OpenBLAS and the assembly kernel run on one thread, while gonum's Dgemm spreads its blocks
+// over the cores itself.
+var splitProducts = !iblas.Threaded
 
 // gemm sets C = A·Bᵀ + beta·C for row-major A (m×k), B (n×k), C (m×n).
 func (n *net) gemm(m, nn, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {

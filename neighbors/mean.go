@@ -18,7 +18,7 @@ const meanChunk = 2048
 // i ≠ j (0 when n < 2). Every unordered pair is computed once, so it costs half a pass of Rows; the
 // partial sums are added in a fixed order, so the result does not depend on the number of workers.
 // The squared distances are those of Rows; their square roots and sums on the int8 path and for
-// 2-D data come from blas.SqrtSum and blas.SqrtSum2D (with -tags openblas on AVX-512: each root
+// 2-D data come from blas.SqrtSum and blas.SqrtSum2D (on AVX-512, either build: each root
 // within one unit in the last place, 16 interleaved partial sums per row), elsewhere correctly
 // rounded roots in 2 interleaved sums per row; rows' sums are added in row order within a task,
 // tasks in task order.
@@ -200,8 +200,8 @@ func sqrtSum64(si float64, sq []float64, g []float64) float64 {
 }
 
 // sum2D returns Σ ‖x_i − x_j‖ over rows lo ≤ i < hi and columns max(c0, i+1) ≤ j < c1 of 2-D
-// data whose columns are xs and ys: per row, blas.SqrtSum2D (with -tags openblas on an AVX-512
-// CPU, 16 interleaved partial sums and roots within one unit in the last place; otherwise
+// data whose columns are xs and ys: per row, blas.SqrtSum2D (on an AVX-512 CPU, 16 interleaved
+// partial sums with -tags openblas, 8 in the plain build, and roots within one unit in the last place; otherwise
 // correctly rounded roots in 2 interleaved sums), the rows' sums added in row order. The result
 // depends on the task only, not on the number of workers.
 func sum2D(xs, ys []float64, lo, hi, c0, c1 int) float64 {

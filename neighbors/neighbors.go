@@ -6,14 +6,14 @@
 // neighbours by the pair (squared distance, index).
 //
 // High-dimensional rows (more than 8 columns) are computed in blocks with the identity
-// ‖a−b‖² = ‖a‖² + ‖b‖² − 2a·b and a BLAS product (gonum's, or OpenBLAS when built with
-// `-tags openblas`, see lowdim/internal/blas); results are clamped at 0 and the diagonal is exactly
+// ‖a−b‖² = ‖a‖² + ‖b‖² − 2a·b and a BLAS product (lowdim/internal/blas: AVX-512 assembly where
+// the CPU has it, else gonum's; OpenBLAS when built with `-tags openblas`); results are clamped at 0 and the diagonal is exactly
 // 0. Constant columns are dropped first: they add exactly 0 to every distance (MNIST has 67 of 784).
 // Real-valued data is column-centred. Integer data (pixels, counts) is instead shifted by each
 // column's integer midrange, so that every product and sum is an exact integer and distance ties
 // stay exact ties. When every kept column spans at most 255 values (pixels), the shift is the
 // rounded-up midrange ⌈(min + max)/2⌉, the shifted values lie in [−128, 127], and if the CPU runs
-// blas.I8NT natively (AVX-512 VNNI, `-tags openblas`) the products are exact int8 ones (int32
+// blas.I8NT natively (AVX-512 VNNI: assembly in the plain build, C with `-tags openblas`) the products are exact int8 ones (int32
 // sums); otherwise, when Σ_c max|x_c − shift_c|² < 2²⁴ (MNIST: 717·128²), single precision
 // products are exact and are used (OpenBLAS's sgemm is twice as fast as its dgemm). Every path
 // gives the same exact integer distances, bit for bit (tested on random integers and on MNIST).
@@ -171,7 +171,7 @@ func Workers(opt Options) int { return opt.workers() }
 // keeps every product and sum an exact integer. Integer data then takes the fastest exact form
 // that holds it:
 //   - i8: every kept column spans at most 255 (pixels: 0..255), so that the shifted values lie in
-//     [−128, 127], and the CPU runs blas.I8NT natively (AVX-512 VNNI, -tags openblas): int8 data
+//     [−128, 127], and the CPU runs blas.I8NT natively (AVX-512 VNNI, either build): int8 data
 //     packed once, exact int32 products, about four times OpenBLAS's sgemm;
 //   - f32: Σ_c max_i |x_ic|² < 2²⁴ (MNIST: 717·128² ≈ 1.2e7), so that every partial sum of every
 //     dot product is an integer below 2²⁴ in absolute value and single precision products are

@@ -14,8 +14,11 @@
 // calibrates σ_i with affinity.DredvizSearch (about 6 row entropies instead of dredviz's 16) and
 // sums the KL terms once, reading the distance rows in place. With -tags openblas the row
 // entropies, KL sums, row ranges, 2-D output rows, the bucket counting and placement and the
-// rank-based terms run in C (AVX-512 where the CPU has it); the pure-Go build runs the Go twins
-// of the same algorithms (same ranks and buckets; the exponentials differ in the last bits).
+// rank-based terms run in C (AVX-512 where the CPU has it); the plain build runs the Go twins of
+// the same algorithms, with the row entropies, KL sums, row ranges and bucket arithmetic in
+// internal/blas's AVX-512 assembly where the CPU has it (same ranks and buckets; the
+// exponentials differ in the last bits). On MNIST 10k (2-D PCA, `lowdim eval -neighbors 20`) the
+// two builds now take the same CPU time (scripts/fastdefault.sh).
 //
 // Measured (MNIST, 2-D PCA, -tags openblas, the 2-core machine, quality/testdata/mnistcompare
 // -n 70000 -all): every measure on all 70,000 rows in 92, 97 and 106 s (Evaluate; median 97 s,

@@ -2,22 +2,26 @@
 
 package quality
 
-import "math/bits"
+import (
+	"math/bits"
+
+	"lowdim/internal/blas"
+)
 
 // count assigns every point of d its coarse bucket and counts the buckets.
 func (s *rowOrder) count(d []float64) {
 	cb, cnt := s.cb[:len(d)], s.cnt[:2*s.nc+2]
 	clear(cnt)
-	lo, scale, last := s.lo, s.scale, float64(2*s.nc-1)
-	for j, v := range d {
-		c := uint16(min(max(v-lo, 0)*scale, last)) // monotone in v; nc and later beyond up
-		cb[j] = c
+	// Monotone in v; nc and later beyond up. (Vectorised on AVX-512; the histogram stays scalar.)
+	blas.Buckets(cb, d, s.lo, s.scale, float64(2*s.nc-1))
+	for _, c := range cb {
 		cnt[c+1]++
 	}
 }
 
 // place moves every point into coarse bucket order (index order within a bucket) and sorts and
-// ranks each coarse bucket up to cut on its own. (The -tags openblas build runs a C twin.)
+// ranks each coarse bucket up to cut on its own. (The -tags openblas build runs a C twin; here
+// the bucket arithmetic is blas.Buckets and blas.FineBuckets, AVX-512 where the CPU has it.)
 func (s *rowOrder) place(d []float64, cut int) {
 	n := len(d)
 	nb := 2 * s.nc
@@ -89,9 +93,8 @@ func (s *rowOrder) fine(ids []int32, ks []float64, lo, scale float64, c int) boo
 	sc := scale * float64(nf)
 	base := float64(c * nf)
 	last := uint32(nf - 1)
-	for t, v := range ks {
-		f := min(uint32(max(max(v-lo, 0)*sc-base, 0)), last)
-		sb[t] = f
+	blas.FineBuckets(sb, ks, lo, sc, base, last)
+	for _, f := range sb {
 		sub[f]++
 	}
 	most, sum := int32(0), int32(0)

@@ -248,7 +248,7 @@ func (ps *passState) row(wk *worker, i int, dx, dy []float64) {
 }
 
 // rowRanges returns the smallest and largest input and output distance of row i (the point itself
-// excluded), the two sides of i apart (vectorised under -tags openblas).
+// excluded), the two sides of i apart (blas.MinMax: vectorised on AVX-512 in either build).
 func rowRanges(i int, dx, dy []float64) (loX, hiX, loY, hiY float64) {
 	loX, hiX = blas.MinMax(dx[:i], math.Inf(1), math.Inf(-1))
 	loX, hiX = blas.MinMax(dx[i+1:], loX, hiX)

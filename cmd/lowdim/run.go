@@ -87,6 +87,7 @@ func runVersion(_ context.Context, e *env, args []string) error {
 		return err
 	}
 	fmt.Fprintln(e.stdout, "lowdim", version)
+	printKernels(e.stdout)
 	return nil
 }
 

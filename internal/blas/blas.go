@@ -1,37 +1,58 @@
-// Package blas routes the few dense products whose speed matters (the blocked distance rows of
-// package neighbors) either to gonum's pure-Go BLAS (the default) or, when built with
-// `-tags openblas` and cgo, to the system OpenBLAS through a tiny cgo binding of cblas_dgemm and
-// cblas_sgemm. The same build also vectorises the two other loops that run over all n² pairs of
-// the quality measures: ExpSums (a row entropy with dredviz's clamped exponents) and KLSums (the
-// smoothed KL divergences of a row), AVX-512 where the CPU has it (1.2 against 19 ns per element
-// for the pure-Go loops with math.Exp, measured on rows of 70,000).
+// Package blas holds the few dense kernels whose speed matters: the products of row blocks that
+// every distance computation needs (DgemmNT, SgemmNT, and exact int8 products I8NT/I8GemmNT with
+// Dist2Row and SqrtSum to turn them into distances), and the loops that run over all n² pairs of
+// the quality measures (ExpSums: a row entropy with dredviz's clamped exponents; KLSums: the
+// smoothed KL divergences of a row; MinMax; the bucket arithmetic of the rank passes, Buckets and
+// FineBuckets; RankKL).
 //
-// Only row-major, non-transposed A times transposed B is offered: C = alpha·A·Bᵀ + beta·C, the
-// product of two row blocks that every distance computation needs, in double (DgemmNT) and single
-// precision (SgemmNT: package neighbors uses it for small-integer data, where every partial sum is
-// an integer below 2²⁴ and so exact; OpenBLAS runs it about twice as fast).
+// Three builds, one contract:
 //
-// The OpenBLAS build opens libopenblas.so.0 with dlopen at start (Debian: apt-get install
-// libopenblas0 or libopenblas-dev) and falls back to gonum when it is missing; Name says which is
-// in use. It sets OpenBLAS to one thread: callers run one product per worker goroutine themselves.
-// Measured here (one core, 256×784 times 784×4096, BenchmarkDgemmNT, median of 3): gonum 9.8,
-// OpenBLAS 59 GFLOP/s (only 10 with the generic kernels OpenBLAS picks on its own in this VM);
-// BenchmarkSgemmNT: OpenBLAS 103–131 GFLOP/s.
+//   - The plain build (`go build`, `go install`, with or without cgo) on amd64 runs Go assembly
+//     kernels (asm_amd64.s, hand-written) chosen at run time by the CPU's features
+//     (golang.org/x/sys/cpu): on AVX-512 VNNI the int8 products (vpdpbusd, an 8×32 register
+//     tile), on AVX-512 F/DQ/BW/VL the float64 product (a 4×4 tile of dot products read in
+//     place), the vectorised exponential sums, Dist2Row, SqrtSum, MinMax and the bucket
+//     arithmetic. On AVX2 + FMA only ExpSums, KLSums (a table-free degree-13 exponential),
+//     Dist2Row and MinMax have kernels; the rest, and everything on arm64 and every other
+//     architecture, runs the portable Go loops and gonum's BLAS (no NEON kernels yet; the int8
+//     products then fall back to gonum's float32 product in package neighbors). Active is the level in
+//     use; LOWDIM_CPU=generic (or avx2, avx512) lowers it, so that one machine tests every path;
+//     `lowdim version` prints it (Kernels).
+//   - `-tags openblas` with cgo runs the C twins (i8_c.go, expsum_c.go; GCC intrinsics and inline
+//     assembly, their own CPU checks) and OpenBLAS's dgemm and sgemm through dlopen. It is kept
+//     as the reference the plain build is measured against (scripts/fastdefault.sh).
 //
-// Exact int8 products (I8NT, I8GemmNT; see i8.go): C = A·Bᵀ in int32 for int8 operands, by an
-// AVX-512 VNNI micro-kernel (8 rows × 32 columns, vpdpbusd, written in inline assembly) with the
-// same build on CPUs that have it (I8Native), a portable Go loop otherwise. Package neighbors
-// uses it for pixel-like data (every column spanning at most 255 values), with Dist2Row and
-// SqrtSum turning a row of products into squared distances or a sum of distances (AVX-512 too).
-// Measured on one core of the shared 2-core machine (Xeon model 207, go test -cpu 1, GOMAXPROCS=1,
-// medians of 5 while other jobs kept the load average at 3.5–4, which slows every figure by up to
-// 2×; the ratios are the steadier numbers): BenchmarkI8NT 256×4096×784 6.0 ms (273 GOP/s)
-// against BenchmarkSgemmNT 27.6 ms (60 GFLOP/s in that run, 109 unloaded); MNIST's blocks
-// (k = 717): 239×70,000 89 ms against sgemm's 343 ms, 256×2048 2.7 against 8.6 ms. The kernel
-// alone (C, best of 7, lighter load): 560–585 GOP/s on 239×70,000, 720 on 256×2048, against
-// 120–137 GFLOP/s for OpenBLAS's sgemm. Per row of 70,000: Dist2Row 44 µs (Go loop 124),
-// SqrtSum 75 µs (Go loop with math.Sqrt 159; in C, best of 200: 0.36–0.44 ns per element with the
-// reciprocal square root and Newton steps it uses, 0.94 with vsqrtpd).
+// Only row-major A times transposed B is offered: C = alpha·A·Bᵀ + beta·C, in double (DgemmNT)
+// and single precision (SgemmNT: package neighbors uses it for small-integer data when the CPU
+// lacks VNNI, where every partial sum is an integer below 2²⁴ and so exact). In the plain build
+// every element of C is computed in an order fixed by k alone, so a row of C does not depend on
+// how a caller splits its rows (TestDgemmNTRowsIndependent); OpenBLAS does not promise that, so
+// callers split products in blocks that do not depend on the number of workers.
+//
+// The OpenBLAS build opens libopenblas.so.0 at start (Debian: apt-get install libopenblas0) and
+// falls back to gonum when it is missing; Name says which is in use, Threaded whether DgemmNT
+// spreads itself over the cores (gonum's does; OpenBLAS is set to one thread, and the assembly
+// kernel runs on its caller's goroutine, so callers split large products themselves).
+//
+// Exact int8 products (I8NT, I8GemmNT; see i8.go): C = A·Bᵀ in int32 for int8 operands, exact
+// on every path. Package neighbors uses them for pixel-like data (every column spanning at most
+// 255 values) when I8Native.
+//
+// Measured on one core of the shared 2-core machine (Xeon with AVX-512 VNNI; go test -cpu 1
+// -benchtime 10x, plain build against -tags openblas interleaved, medians of 3, while other jobs
+// kept the load average at 19–25, which inflates every figure by 2–4×; the ratios are the
+// steadier numbers): BenchmarkI8NT on MNIST's block (239×70,000, k = 717) 357 against 320 ms;
+// BenchmarkExpSums 42 against 61 µs and BenchmarkKLSums 80 against 246 µs per row of 70,000
+// (the C loop branches per element); Dist2Row 22 against 19 µs, SqrtSum 33 against 42 µs;
+// BenchmarkDgemmNT (k = 784) 38 against 32 ms for 32×4096 but 327 against 172 ms for 256×4096,
+// where OpenBLAS's packed kernel wins (gonum's pure Go: 3.3 GFLOP/s in the same runs, 3–4×
+// slower than either); at k = 50 (256×4096, the packed short-k route) 19–35 against 12–17 ms.
+// Whole runs (scripts/fastdefault.sh, the README's table): the same CPU time as -tags openblas
+// on eval of MNIST 10k, a HOPE epoch, NeRV, PE and exact k-NN on MNIST 70k; 1.19× on eval of
+// MNIST 70k. Earlier figures, quieter machine, -tags openblas: BenchmarkDgemmNT gonum
+// 9.8 and OpenBLAS 59 GFLOP/s; BenchmarkI8NT 273 GOP/s against sgemm's 60 GFLOP/s; the C kernel
+// alone 560–585 GOP/s on 239×70,000; SqrtSum by reciprocal square root and Newton steps
+// 0.36–0.44 ns per element against 0.94 with vsqrtpd.
 package blas
 
 // DgemmNT sets C = alpha·A·Bᵀ + beta·C for row-major A (m×k, stride lda), B (n×k, stride ldb)

@@ -9,7 +9,9 @@ import (
 // ExpSums and KLSums agree with the sums written with math.Exp to 1e-14 relative (the vectorised
 // exponential is accurate to a few units in the last place), for lengths that exercise the
 // 8-wide loop and its tail, and for scales where clamping and skipping both happen.
-func TestExpSumsDefinition(t *testing.T) {
+func TestExpSumsDefinition(t *testing.T) { eachLevel(t, testExpSumsDefinition) }
+
+func testExpSumsDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	for _, n := range []int{1, 7, 8, 9, 1001} {
 		a, b := make([]float64, n), make([]float64, n)
@@ -58,7 +60,9 @@ func TestExpSumsDefinition(t *testing.T) {
 }
 
 // MinMax folds like the obvious loop, for lengths around its 16-wide step.
-func TestMinMax(t *testing.T) {
+func TestMinMax(t *testing.T) { eachLevel(t, testMinMax) }
+
+func testMinMax(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{1, 15, 16, 17, 33, 1000} {
 		a := make([]float64, n)
@@ -103,7 +107,9 @@ func BenchmarkKLSums(b *testing.B) {
 
 // RankKL agrees with its sums written with math.Exp to 1e-13 relative, for lengths around the
 // 8-wide step, with skipped ranks, ranks beyond r0 (clamped) and unranked ones (MaxInt32).
-func TestRankKLDefinition(t *testing.T) {
+func TestRankKLDefinition(t *testing.T) { eachLevel(t, testRankKLDefinition) }
+
+func testRankKLDefinition(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const n, r0 = 5000, 3400
 	scale := 2.0 / n
@@ -145,6 +151,36 @@ func TestRankKLDefinition(t *testing.T) {
 		for _, c := range [][2]float64{{ga, wa}, {gb, wb}} {
 			if math.Abs(c[0]-c[1]) > 1e-13*math.Abs(c[1]) {
 				t.Errorf("%s m=%d: got %.17g, want %.17g", Name, m, c[0], c[1])
+			}
+		}
+	}
+}
+
+// Buckets and FineBuckets equal their defining Go expressions on every level (lengths around the
+// vector width; values below, inside and beyond the range, and exactly on bucket edges).
+func TestBuckets(t *testing.T) { eachLevel(t, testBuckets) }
+
+func testBuckets(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for _, n := range []int{1, 7, 8, 9, 31, 1000} {
+		d := make([]float64, n)
+		for j := range d {
+			d[j] = 10 * rng.Float64()
+			if j%7 == 3 {
+				d[j] = 2 + float64(j%16)/8 // on edges of the buckets below
+			}
+		}
+		cb := make([]uint16, n)
+		sb := make([]uint32, n)
+		const lo, scale, last = 2.0, 8.0, 31.0
+		Buckets(cb, d, lo, scale, last)
+		FineBuckets(sb, d, lo, scale*4, 4*3, 63)
+		for j, v := range d {
+			if want := uint16(min(max(v-lo, 0)*scale, last)); cb[j] != want {
+				t.Fatalf("n=%d: Buckets[%d] = %d, want %d (d = %v)", n, j, cb[j], want, v)
+			}
+			if want := min(uint32(max(max(v-lo, 0)*scale*4-4*3, 0)), 63); sb[j] != want {
+				t.Fatalf("n=%d: FineBuckets[%d] = %d, want %d (d = %v)", n, j, sb[j], want, v)
 			}
 		}
 	}

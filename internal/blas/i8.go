@@ -7,12 +7,12 @@ import (
 
 // Exact int8 products.
 //
-// I8NT computes C = A·Bᵀ exactly in int32 for int8 matrices A (m×k) and B (n×k). With
-// -tags openblas and cgo, on a CPU with AVX-512 VNNI, it runs a C micro-kernel built on vpdpbusd
-// (unsigned×signed bytes summed four at a time into int32 lanes, 64 multiply-adds per
-// instruction); elsewhere a portable Go loop gives the same integers, much more slowly (I8Native
-// says which). vpdpbusd multiplies an unsigned byte by a signed one, so B is stored with 128 added
-// (u = b + 128 ∈ [0, 255]) and the kernel subtracts 128·Σ_l a_il afterwards:
+// I8NT computes C = A·Bᵀ exactly in int32 for int8 matrices A (m×k) and B (n×k). On a CPU with
+// AVX-512 VNNI it runs a micro-kernel built on vpdpbusd (unsigned×signed bytes summed four at a
+// time into int32 lanes, 64 multiply-adds per instruction): Go assembly in the plain build, C
+// under -tags openblas; elsewhere a portable Go loop gives the same integers, much more slowly
+// (I8Native says which). vpdpbusd multiplies an unsigned byte by a signed one, so B is stored
+// with 128 added (u = b + 128 ∈ [0, 255]) and the kernel subtracts 128·Σ_l a_il afterwards:
 // Σ_l a_il·b_jl = Σ_l a_il·u_jl − 128·Σ_l a_il. Every step is integer arithmetic modulo 2³², so
 // the result is exact whenever |Σ_l a_il·b_jl| < 2³¹, which holds for any int8 data when
 // k ≤ 2¹⁷ (I8MaxK; MNIST's 717 varying pixels are far below).
@@ -216,11 +216,11 @@ func Dist2Row(dst []float64, si float64, sq []float64, dot []int32) {
 }
 
 // SqrtSum returns Σ_j sqrt(max(si + sq[j] − 2·dot[j], 0)): the sum of the distances of one row.
-// The summation order is fixed, so the result depends only on the inputs: with -tags openblas on
-// an AVX-512 CPU, 16 interleaved partial sums added in a fixed tree at the end, each root within
-// one unit in the last place of the correctly rounded one (reciprocal square root estimate and
-// two Newton steps; arguments below 2⁻¹⁰⁰⁰ count as 0); otherwise correctly rounded roots in 2
-// interleaved sums.
+// The summation order is fixed, so the result depends only on the inputs: on an AVX-512 CPU
+// interleaved partial sums (16 with -tags openblas, 8 in the plain build) added in a fixed tree at
+// the end, each root within one unit in the last place of the correctly rounded one (reciprocal
+// square root estimate and two Newton steps; arguments below 2⁻¹⁰⁰⁰ count as 0); otherwise
+// correctly rounded roots in 2 interleaved sums.
 func SqrtSum(si float64, sq []float64, dot []int32) float64 {
 	if len(sq) == 0 {
 		return 0
@@ -231,7 +231,7 @@ func SqrtSum(si float64, sq []float64, dot []int32) float64 {
 
 // SqrtSum2D returns Σ_j √((xs[j] − a)² + (ys[j] − b)²): the sum of the distances from (a, b)
 // to the points (xs[j], ys[j]) of a 2-D embedding. Summation order and rounding as SqrtSum's
-// (with -tags openblas on an AVX-512 CPU, the squared distance is formed as fma(t, t, u·u)).
+// (on an AVX-512 CPU the squared distance is formed as fma(t, t, u·u)).
 func SqrtSum2D(a, b float64, xs, ys []float64) float64 {
 	if len(xs) == 0 {
 		return 0

@@ -305,3 +305,23 @@ func sqrtSum2D(a, b float64, xs, ys []float64) float64 {
 func sqrtSum(si float64, sq []float64, dot []int32) float64 {
 	return float64(C.sqrt_sum(C.double(si), (*C.double)(unsafe.Pointer(&sq[0])), (*C.int32_t)(unsafe.Pointer(&dot[0])), C.long(len(sq))))
 }
+
+// The bucket kernels are vectorised in package quality's C twin (native_c.go) in this build.
+
+func buckets(cb []uint16, d []float64, lo, scale, last float64) { bucketsGo(cb, d, lo, scale, last) }
+
+func fineBuckets(sb []uint32, ks []float64, lo, sc, base float64, last uint32) {
+	fineBucketsGo(sb, ks, lo, sc, base, last)
+}
+
+func kernelLines() []string {
+	i8 := "portable Go (the float32 product below is used instead)"
+	if I8Native {
+		i8 = "AVX-512 VNNI (C, cgo)"
+	}
+	return []string{
+		"exact int8 products (k-NN, distances of pixel data): " + i8,
+		"exp sums, KL sums, distance rows, min/max, bucket sort: C (cgo), AVX-512 where the CPU has it",
+		"float64/float32 products (DgemmNT, SgemmNT): " + Name,
+	}
+}

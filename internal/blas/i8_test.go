@@ -39,7 +39,9 @@ func i8Rand(rng *rand.Rand, s []int8) {
 // TestI8GemmNT compares I8GemmNT (the VNNI kernel when I8Native, else the Go loop) with the plain
 // int64 loop: odd m, n, k, k not a multiple of 4, 16 or 64, more than one k pass of the kernel
 // (k > 1024), strides and C padding, all-extreme operands (the largest products in magnitude).
-func TestI8GemmNT(t *testing.T) {
+func TestI8GemmNT(t *testing.T) { eachLevel(t, testI8GemmNT) }
+
+func testI8GemmNT(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	for _, sz := range [][3]int{{1, 1, 1}, {1, 1, 3}, {3, 5, 7}, {7, 33, 5}, {9, 31, 17}, {8, 32, 64},
 		{17, 65, 130}, {37, 300, 717}, {5, 70, 1031}, {13, 45, 2049}} {
@@ -72,7 +74,7 @@ func TestI8GemmNT(t *testing.T) {
 			for i := 0; i < m; i++ {
 				for j := 0; j < n; j++ {
 					if int64(c[i*ldc+j]) != want[i*n+j] {
-						t.Fatalf("native=%v %v %s: C[%d,%d] = %d, want %d", I8Native, sz, ext, i, j, c[i*ldc+j], want[i*n+j])
+						t.Fatalf("%v %v %s: C[%d,%d] = %d, want %d", Active, sz, ext, i, j, c[i*ldc+j], want[i*n+j])
 					}
 				}
 				for j := n; j < ldc && i*ldc+j < len(c); j++ {
@@ -88,7 +90,9 @@ func TestI8GemmNT(t *testing.T) {
 // TestI8NTColumnRange: products over a column range j0..j1 that starts and ends inside kernel
 // panels, with A packed from rows of the packed B (PackRows) and directly (Pack) — the way
 // package neighbors uses them — agree with the plain loop and leave C around the range alone.
-func TestI8NTColumnRange(t *testing.T) {
+func TestI8NTColumnRange(t *testing.T) { eachLevel(t, testI8NTColumnRange) }
+
+func testI8NTColumnRange(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	const n, k = 203, 93
 	x := make([]int8, n*k)
@@ -131,7 +135,9 @@ func TestI8NTColumnRange(t *testing.T) {
 }
 
 // TestI8Helpers: Dist2Row and SqrtSum against plain loops (lengths around the vector widths).
-func TestI8Helpers(t *testing.T) {
+func TestI8Helpers(t *testing.T) { eachLevel(t, testI8Helpers) }
+
+func testI8Helpers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	for _, n := range []int{1, 7, 8, 15, 16, 17, 40, 1001} {
 		sq := make([]float64, n)

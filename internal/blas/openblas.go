@@ -81,9 +81,14 @@ var Name string
 
 var loaded bool
 
+// Threaded reports whether DgemmNT spreads one product over the cores itself: OpenBLAS is set to
+// one thread, so only when it failed to load and gonum runs instead.
+var Threaded bool
+
 func init() {
 	if C.load() != 0 {
 		Name = "gonum (libopenblas not loadable)"
+		Threaded = true
 		return
 	}
 	loaded = true
