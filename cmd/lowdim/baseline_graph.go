@@ -1,0 +1,25 @@
+package main
+
+import (
+	"lowdim"
+	"lowdim/baseline/isomap"
+)
+
+// graphKMethods are the neighbourhood-graph baselines of issue 17: they take their graph's k
+// from -graph-k (0, the flag's default, means each method's scikit-learn default).
+var graphKMethods = map[string]bool{}
+
+func sortedKeys(m map[string]bool) []string {
+	var s []string
+	for k := range m {
+		s = append(s, k)
+	}
+	return sortedStrings(s)
+}
+
+func init() {
+	graphKMethods["isomap"] = true
+	methods["isomap"] = func(s methodSettings) lowdim.Embedder {
+		return isomap.Isomap{Dim: s.dim, Neighbors: s.graphK, Progress: s.progress}
+	}
+}
