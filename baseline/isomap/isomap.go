@@ -62,8 +62,8 @@ type Model struct {
 
 	x       *mat.Dense // training rows
 	k       int
-	colMean []float64 // m_j: column means of −½Δ⁽²⁾
-	grand   float64   // m̄
+	colMean []float64  // m_j: column means of −½Δ⁽²⁾
+	grand   float64    // m̄
 	proj    *mat.Dense // u_jk / √λ_k
 }
 

@@ -190,9 +190,9 @@ type Sparse struct {
 
 // Builder sums entries (duplicates add) into a Sparse.
 type Builder struct {
-	n       int
-	r, c    []int32
-	v       []float64
+	n    int
+	r, c []int32
+	v    []float64
 }
 
 // NewBuilder starts an n×n matrix.
