@@ -3,6 +3,7 @@ package main
 import (
 	"lowdim"
 	"lowdim/baseline/isomap"
+	"lowdim/baseline/laplacian"
 )
 
 // graphKMethods are the neighbourhood-graph baselines of issue 17: they take their graph's k
@@ -21,5 +22,12 @@ func init() {
 	graphKMethods["isomap"] = true
 	methods["isomap"] = func(s methodSettings) lowdim.Embedder {
 		return isomap.Isomap{Dim: s.dim, Neighbors: s.graphK, Progress: s.progress}
+	}
+}
+
+func init() {
+	graphKMethods["laplacian"] = true
+	methods["laplacian"] = func(s methodSettings) lowdim.Embedder {
+		return laplacian.Eigenmap{Dim: s.dim, Neighbors: s.graphK, Progress: s.progress}
 	}
 }

@@ -6,7 +6,7 @@
 // What is added here:
 //   - Largest: Lanczos with full reorthogonalisation on any symmetric operator given as a
 //     matrix–vector product (Isomap's dense doubly centred matrix), stopping when the Ritz
-//     residuals |β_m s_mj| of the wanted pairs fall below Tol·|θ_1|. Without restarts; the
+//     residual |β_m s_mj| of every wanted pair falls below Tol·|θ_j|. Without restarts; the
 //     basis is capped (MaxBasis) and exceeding it is an error, never a silent answer.
 //   - Smallest: the smallest eigenpairs of a sparse positive semi-definite matrix M (LLE's
 //     (I−W)ᵀ(I−W), the normalised graph Laplacian) by shift-invert — Lanczos on (M + σI)⁻¹,
@@ -81,9 +81,10 @@ func Largest(ctx context.Context, n, k int, apply func(dst, src []float64), maxB
 			vals, s := tridiagEigen(alpha, beta)
 			mm := len(alpha)
 			conv := true
-			scale := math.Max(math.Abs(vals[0]), math.Abs(vals[mm-1]))
 			for j := 0; j < k; j++ {
-				if b*math.Abs(s.At(mm-1, j)) > Tol*scale {
+				// Relative to θ_j itself: under shift-invert θ_1 = 1/σ of the null vector
+				// dwarfs the wanted ones. The floor, rounding's level, lets a θ_j ≈ 0 converge.
+				if b*math.Abs(s.At(mm-1, j)) > math.Max(Tol*math.Abs(vals[j]), 1e-15*math.Abs(vals[0])) {
 					conv = false
 					break
 				}
