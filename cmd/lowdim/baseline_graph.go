@@ -4,6 +4,7 @@ import (
 	"lowdim"
 	"lowdim/baseline/isomap"
 	"lowdim/baseline/laplacian"
+	"lowdim/baseline/lle"
 )
 
 // graphKMethods are the neighbourhood-graph baselines of issue 17: they take their graph's k
@@ -29,5 +30,14 @@ func init() {
 	graphKMethods["laplacian"] = true
 	methods["laplacian"] = func(s methodSettings) lowdim.Embedder {
 		return laplacian.Eigenmap{Dim: s.dim, Neighbors: s.graphK, Progress: s.progress}
+	}
+}
+
+func init() {
+	for name, v := range map[string]lle.Variant{"lle": lle.Standard, "hlle": lle.Hessian, "ltsa": lle.LTSA} {
+		graphKMethods[name] = true
+		methods[name] = func(s methodSettings) lowdim.Embedder {
+			return lle.LLE{Dim: s.dim, Neighbors: s.graphK, Variant: v, Progress: s.progress}
+		}
 	}
 }
