@@ -5,6 +5,7 @@ package golden
 import (
 	"bufio"
 	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -76,4 +77,23 @@ func Procrustes(a, b mat.Matrix) float64 {
 	br.Mul(b, &r)
 	d.Sub(a, &br)
 	return mat.Norm(&d, 2) / mat.Norm(a, 2)
+}
+
+// SCurve draws n points of scikit-learn's make_s_curve distribution (t = 3π(u − ½),
+// (sin t, 2v, sign(t)(cos t − 1)) plus N(0, noise²) per coordinate) from its own seeded
+// generator: the benchmarks' rows, the same distribution as bench_sklearn.py's.
+func SCurve(n int, noise float64, seed uint64) *dataset.Set {
+	rng := rand.New(rand.NewPCG(seed, 17))
+	x := mat.NewDense(n, 3, nil)
+	for i := 0; i < n; i++ {
+		t := 3 * math.Pi * (rng.Float64() - 0.5)
+		s := 1.0
+		if t < 0 {
+			s = -1
+		}
+		x.Set(i, 0, math.Sin(t)+noise*rng.NormFloat64())
+		x.Set(i, 1, 2*rng.Float64()+noise*rng.NormFloat64())
+		x.Set(i, 2, s*(math.Cos(t)-1)+noise*rng.NormFloat64())
+	}
+	return &dataset.Set{X: x}
 }

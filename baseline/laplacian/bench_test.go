@@ -1,0 +1,20 @@
+package laplacian
+
+import (
+	"context"
+	"testing"
+
+	"lowdim/baseline/internal/golden"
+)
+
+// BenchmarkN5000: the Laplacian eigenmap (k = 10) of a 5,000-point S-curve, against
+// baseline/testdata/bench_sklearn.py's SpectralEmbedding.
+func BenchmarkN5000(b *testing.B) {
+	d := golden.SCurve(5000, 0.05, 1)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := (Eigenmap{Neighbors: 10}).Fit(context.Background(), d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
