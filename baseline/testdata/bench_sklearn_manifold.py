@@ -39,9 +39,10 @@ for name, fit in cases.items():
     try:
         for _ in range(runs):
             t0 = time.perf_counter()
-            fit()
+            est = fit()
             t.append(time.perf_counter() - t0)
     except Exception as e:
         print("%-20s fails: %s" % (name, str(e).split(".")[0]), flush=True)
         continue
-    print("%-20s median %.3f s of %d: %s" % (name, float(np.median(t)), runs, " ".join("%.3f" % v for v in t)), flush=True)
+    extra = " (%d iterations)" % est.n_iter_ if hasattr(est, "n_iter_") else ""
+    print("%-20s median %.3f s of %d: %s%s" % (name, float(np.median(t)), runs, " ".join("%.3f" % v for v in t), extra), flush=True)

@@ -1,0 +1,43 @@
+package mds
+
+import (
+	"context"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"lowdim"
+	"lowdim/baseline/internal/golden"
+)
+
+// BenchmarkN5000 fits each method to a 5,000-point S-curve. SMACOF runs exactly 300 Guttman
+// transforms (Eps tiny) from a uniform start; compare per transform with
+// bench_sklearn.py's smacof_300 line, which prints scikit-learn's iteration count. The
+// stochastic methods run dredviz's default 400·n rounds.
+func BenchmarkN5000(b *testing.B) {
+	d := golden.SCurve(5000, 0.05, 1)
+	for _, c := range []struct {
+		name string
+		e    lowdim.Embedder
+	}{
+		{"smacof300", SMACOF{Eps: 1e-300, Seed: 1}},
+		{"sammon", Sammon{}},
+		{"cca", CCA{Seed: 1}},
+		{"cda", CDA{Seed: 1}},
+		{"lmds", LMDS{Seed: 1}},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			var y *mat.Dense
+			for b.Loop() {
+				m, err := c.e.Fit(context.Background(), d)
+				if err != nil {
+					b.Fatal(err)
+				}
+				y = m.Embedding()
+				b.ReportMetric(float64(m.(*Model).Iterations), "iterations")
+			}
+			_ = y
+		})
+	}
+}
