@@ -47,7 +47,7 @@ type Isomap struct {
 	Dim int
 	// Neighbors is k, the neighbours per point in the graph; 0 means DefaultNeighbors.
 	Neighbors int
-	// Progress, if not nil, receives ("knn" | "geodesics" | "isomap", done, total) reports.
+	// Progress, if not nil, receives ("knn" | "geodesics", done, total) reports.
 	Progress lowdim.Progress
 }
 
