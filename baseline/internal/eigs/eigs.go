@@ -1,7 +1,8 @@
 // Package eigs finds a few extreme eigenpairs of large symmetric matrices, which the spectral
 // baselines need and gonum does not provide: gonum's mat.EigenSym (and linproj.TopEigenSym)
-// reduce the whole n×n matrix to tridiagonal form, O(n³) — about a minute at n = 5,000 — and
-// gonum has no sparse matrices and no iterative eigensolver.
+// reduce the whole n×n matrix to tridiagonal form, O(n³) — baseline/cmds measured 7.3 s at
+// n = 1,797, so about 2.5 minutes at n = 5,000 by n³ — and gonum has no sparse matrices and no
+// iterative eigensolver.
 //
 // What is added here:
 //   - Largest: Lanczos with full reorthogonalisation on any symmetric operator given as a
