@@ -109,7 +109,7 @@ func (s Isomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	if err := g.ShortestPaths(ctx, geo, s.Progress); err != nil {
 		return nil, err
 	}
-	m, err := FromGeodesic(ctx, geo, n, dim)
+	m, err := fromGeodesic(ctx, geo, n, dim)
 	if err != nil {
 		return nil, err
 	}
@@ -117,10 +117,9 @@ func (s Isomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	return m, nil
 }
 
-// FromGeodesic embeds n objects by classical MDS of the n×n distances geo (row-major,
-// symmetric, finite), which the returned Model keeps. Its Transform needs the training rows,
-// which only Fit has: a Model made here refuses Transform.
-func FromGeodesic(ctx context.Context, geo []float64, n, dim int) (*Model, error) {
+// fromGeodesic embeds n objects by classical MDS of the n×n distances geo (row-major,
+// symmetric, finite), which the returned Model keeps.
+func fromGeodesic(ctx context.Context, geo []float64, n, dim int) (*Model, error) {
 	// m_j = mean_i(−½δ_ij²) (the kernel is symmetric: row and column means agree).
 	colMean := make([]float64, n)
 	parallelRows(n, func(i int) {
@@ -190,9 +189,6 @@ func parallelRows(n int, f func(i int)) {
 
 // Transform embeds new rows x (m×H, H the training dimension) into dst (m×D).
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
-	if m.x == nil {
-		return dataset.Invalidf("isomap: this model was made from distances and has no training rows to transform against")
-	}
 	n, h := m.x.Dims()
 	r, c := x.Dims()
 	_, dim := m.Y.Dims()

@@ -18,7 +18,8 @@
 //     minimised as dredviz does, by CCA's stochastic rule: pick a random i, move every other
 //     j by α w_ij (δ_ij/d_ij − 1)(y_j − y_i). CCA (Demartines and Hérault 1997) is the
 //     λ = 0, K = 0 member — a step function of the output distance, the weighting the NeRV
-//     paper's CCA uses — and CDA (Lee et al. 2004) is CCA on graph geodesics.
+//     paper's CCA uses — and CDA (Lee et al. 2004) is CCA on graph geodesics. Their Y is in
+//     the units of the scaled δ (mean input distance 1), as dredviz writes it.
 //
 // None has an out-of-sample extension: their models have no Transform.
 package mds
