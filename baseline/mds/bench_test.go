@@ -14,8 +14,8 @@ import (
 // transforms (Eps tiny) from a uniform start; compare per transform with
 // bench_sklearn.py's smacof_300 line, which prints scikit-learn's iteration count. The
 // stochastic methods run dredviz's default 400·n rounds. Measured interleaved, load average
-// 18–36: SMACOF 161 s for 251 transforms (median of 3) against scikit-learn's 617 s for 152
-// (median of 2): 0.64 against 4.1 s per transform (0.16).
+// 18–36, medians of 3: SMACOF 161 s for 251 transforms against scikit-learn's 565 s for 152:
+// 0.64 against 3.7 s per transform (0.17).
 func BenchmarkN5000(b *testing.B) {
 	d := golden.SCurve(5000, 0.05, 1)
 	for _, c := range []struct {
