@@ -11,6 +11,12 @@ import (
 // from -graph-k (0, the flag's default, means each method's scikit-learn default).
 var graphKMethods = map[string]bool{}
 
+// baselineMethods are all of issue 17's baselines (graph and distance-preserving).
+var baselineMethods = map[string]bool{
+	"isomap": true, "laplacian": true, "lle": true, "hlle": true, "ltsa": true,
+	"smacof": true, "sammon": true, "cca": true, "cda": true, "lmds": true,
+}
+
 func sortedKeys(m map[string]bool) []string {
 	var s []string
 	for k := range m {
