@@ -8,7 +8,7 @@ import (
 )
 
 // BenchmarkN5000: the Laplacian eigenmap (k = 10) of a 5,000-point S-curve, against
-// baseline/testdata/bench_sklearn.py's SpectralEmbedding. Measured interleaved, medians of 3,
+// baseline/testdata/bench_sklearn_manifold.py's SpectralEmbedding. Measured interleaved, medians of 3,
 // load average 18–36: 0.19 s against 4.2 s (0.05).
 func BenchmarkN5000(b *testing.B) {
 	d := golden.SCurve(5000, 0.05, 1)

@@ -7,7 +7,7 @@ import (
 	"lowdim/baseline/internal/golden"
 )
 
-// BenchmarkN5000: each variant on a 5,000-point S-curve (k as in bench_sklearn.py: 10, 12
+// BenchmarkN5000: each variant on a 5,000-point S-curve (k as in bench_sklearn_manifold.py: 10, 12
 // for Hessian), against scikit-learn's LocallyLinearEmbedding with its default ARPACK solver.
 // Measured interleaved, medians of 3, load average 18–36: standard 0.97 s against 2.15 s,
 // LTSA 0.80 against 14.3 s, Hessian 1.3 against 83 s (ARPACK fails on Hessian LLE at this n,

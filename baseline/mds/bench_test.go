@@ -12,7 +12,7 @@ import (
 
 // BenchmarkN5000 fits each method to a 5,000-point S-curve. SMACOF runs exactly 300 Guttman
 // transforms (Eps tiny) from a uniform start; compare per transform with
-// bench_sklearn.py's smacof_300 line, which prints scikit-learn's iteration count. The
+// bench_sklearn_manifold.py's smacof_300 line, which prints scikit-learn's iteration count. The
 // stochastic methods run dredviz's default 400·n rounds. Measured interleaved, load average
 // 18–36, medians of 3: SMACOF 161 s for 251 transforms against scikit-learn's 565 s for 152:
 // 0.64 against 3.7 s per transform (0.17).

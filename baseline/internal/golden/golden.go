@@ -81,7 +81,7 @@ func Procrustes(a, b mat.Matrix) float64 {
 
 // SCurve draws n points of scikit-learn's make_s_curve distribution (t = 3π(u − ½),
 // (sin t, 2v, sign(t)(cos t − 1)) plus N(0, noise²) per coordinate) from its own seeded
-// generator: the benchmarks' rows, the same distribution as bench_sklearn.py's.
+// generator: the benchmarks' rows, the same distribution as bench_sklearn_manifold.py's.
 func SCurve(n int, noise float64, seed uint64) *dataset.Set {
 	rng := rand.New(rand.NewPCG(seed, 17))
 	x := mat.NewDense(n, 3, nil)
