@@ -26,6 +26,9 @@
 //	baseline/sisomap  supervised Isomap (label-aware dissimilarities, geodesics, classical MDS)
 //	internal/minibatch  the worker pool, block split and Adam step of hope and ptsne
 //	ptsne         parametric t-SNE: a network trained on mini-batch t-SNE costs, with Transform
+//	baseline/isomap, laplacian, lle (standard, Hessian, LTSA), mds (SMACOF, Sammon, CCA, CDA,
+//	              local MDS): the papers' unsupervised baselines; baseline/internal/graph and
+//	              eigs hold their k-NN graphs, geodesics and sparse/Lanczos eigensolvers
 //	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
 //	modelio       versioned, checksummed model files
 //	stream        a model's transform as a filter: blocks of rows on every core, output in order,

@@ -113,7 +113,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		iters     = fs.Int("iterations", 0, fmt.Sprintf("nerv family: on the exact path at most this many conjugate-gradient iterations after the 10 annealing rounds, stopping earlier when the cost settles (0: %d); on the approximate path of tsne and tnerv the gradient-descent iterations after early exaggeration (0: %d)", nerv.DefaultIterations, nerv.DefaultApproxIterations))
 		exact     = fs.Bool("exact", false, fmt.Sprintf("nerv family: evaluate every pair, O(n²) (the default for tsne and tnerv up to n = %d, and for nerv, sne and snerv)", nerv.ApproxMin))
 		approx    = fs.Bool("approx", false, fmt.Sprintf("nerv family: sparse k-NN neighbourhoods and Barnes–Hut sums, O(n log n) (the default for tsne and tnerv above n = %d; sne only when asked, and nerv with λ < 1 refuses it: see the README)", nerv.ApproxMin))
-		graphK    = fs.Int("graph-k", 0, "approximate path: nearest neighbours kept per row (default 3·neighbors, at most n−1)")
+		graphK    = fs.Int("graph-k", 0, "approximate path: nearest neighbours kept per row (default 3·neighbors, at most n−1); the k-NN graph of "+strings.Join(sortedKeys(graphKMethods), ", ")+" (default: scikit-learn's)")
 		graphIdx  = fs.String("graph-index", "", "approximate path: a precomputed k-NN graph's neighbour indices, n rows of k 0-based row numbers (CSV, whitespace or .npy/.npz as numpy.save writes umap's knn_indices; umap's leading self column is dropped); needs -graph-dist")
 		graphDist = fs.String("graph-dist", "", "the Euclidean distances of -graph-index, n rows of k")
 		pcaDims   = fs.Int("pca-dims", 0, fmt.Sprintf("approximate path: search neighbours among this many principal components of rows with more features (default %d; -1 keeps every feature)", nerv.DefaultPCADims))
@@ -151,7 +151,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		return usagef("-distances: -method %s does not embed a distance matrix (cmds, nerv, sne, tnerv and tsne do)", *method)
 	}
 	for _, name := range []string{"lambda", "iterations", "init", "exact", "approx", "theta", "graph-k", "pca-dims", "graph-index", "graph-dist"} {
-		if set[name] && !nervFamily[*method] {
+		if set[name] && !nervFamily[*method] && !(name == "graph-k" && graphKMethods[*method]) {
 			return usagef("-%s: only the nerv family (nerv, sne, tnerv, tsne, snerv) takes it, found -method %s", name, *method)
 		}
 	}

@@ -105,11 +105,12 @@ func TestEmbedStdoutAndDim3(t *testing.T) {
 
 // The linear methods and PE (naive Bayes posteriors of the pixel counts) on the built-in
 // digits; the NeRV family, whose runs on 1797 points take seconds each, is checked on a small
-// set in nerv_test.go, the supervised baselines in supervised_test.go.
+// set in nerv_test.go, the supervised baselines in supervised_test.go, the unsupervised ones in
+// baseline_test.go.
 func TestEmbedSameSeedSameBytes(t *testing.T) {
 	for _, method := range methodNames() {
-		if nervFamily[method] || smallOnly[method] {
-			continue
+		if nervFamily[method] || smallOnly[method] || baselineMethods[method] {
+			continue // baselineMethods: TestEmbedBaselines, on a small sheet
 		}
 		args := []string{"embed", "-method", method, "-seed", "7"}
 		if method == "pe" {

@@ -18,10 +18,13 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		"Reruns a paper's experiments and writes them up as a markdown report with PNG figures.\n"+
 			"Papers:\n"+
 			"  nerv (Venna et al., JMLR 2010): the unsupervised 5-NN errors of Table 2 on Letter,\n"+
-			"    Phoneme and Landsat (NeRV with λ by the rank-based F-measure, PCA, classical MDS, t-SNE),\n"+
-			"    supervised NeRV and Parametric Embedding in 10-fold cross-validation with a paired\n"+
-			"    t-test, and the precision–recall trade-off over λ. Writes nerv.md. About 30–40 minutes\n"+
-			"    on 2 cores; -quick about a minute.\n"+
+			"    Phoneme and Landsat (NeRV with λ by the rank-based F-measure, PCA, classical MDS, t-SNE,\n"+
+			"    and the other rows — Eigenmap, LLE, Isomap, metric MDS, CDA, CCA, local MDS — with k,\n"+
+			"    λ and five starts chosen by F as the paper did), supervised NeRV and Parametric\n"+
+			"    Embedding in 10-fold cross-validation with a paired t-test, and the precision–recall\n"+
+			"    trade-off over λ. Writes nerv.md. About 30–40 minutes on 2 cores, plus up to 25 per data\n"+
+			"    set for the other Table 2 rows (measured on Letter with the machine heavily loaded);\n"+
+			"    -quick about a minute.\n"+
 			"  pe (Iwata et al., Neural Computation 2007): naive Bayes posteriors of BBC news and\n"+
 			"    Reuters R8 embedded by PE against MDS2 and SNE (prec(h), per-class F-measure), the\n"+
 			"    semi-supervised MNIST 0–4 digits with 10 and 100 labels per class, an LDA topic map\n"+

@@ -53,7 +53,9 @@ type Unsupervised struct {
 	// Methods holds PCA, classical MDS, t-SNE and NeRV at the chosen λ (from the PCA start).
 	Methods []Score
 	// Paper is the paper's NeRV 5-NN error for this data set (Table 2), NaN if it has none.
-	Paper      float64
+	Paper float64
+	// Baselines are Table 2's other rows computed with lowdim's methods (baselines.go).
+	Baselines  []Baseline
 	Labels     []int
 	ClassNames []string
 	Seconds    float64
@@ -171,6 +173,9 @@ func RunUnsupervised(ctx context.Context, c Config, d *dataset.Set) (*Unsupervis
 	}
 	c.logf("%s: t-SNE 5-NN error %.3f  fit %.1fs", d.Name, tsne.KNNError, secs)
 	u.Methods = []Score{pca, mds, tsne, u.Sweep[u.Best]}
+	if u.Baselines, err = c.baselines(ctx, d); err != nil {
+		return nil, err
+	}
 	u.Seconds = time.Since(start).Seconds()
 	return u, nil
 }
