@@ -27,3 +27,8 @@ func init() {
 	register.Iter1[SignCand]()
 	register.DoFn2x1[context.Context, []byte, error](&writeBytesFn{})
 }
+
+func init() {
+	register.DoFn2x2[context.Context, Shard, int, error](&mapFn{})
+	register.Function2x1(sumInts)
+}

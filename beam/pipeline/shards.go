@@ -82,22 +82,36 @@ func readShard(ctx context.Context, path string, opt ReadOptions) (*dataset.Set,
 	return dataset.Read(rc, path, opt.dataset())
 }
 
-// writeFile writes b to path through Beam's file systems (local, gs://).
+// writeFile writes path through Beam's file systems (local, gs://): into a temporary name
+// beside it first, renamed over path when complete, so that a failed or retried task leaves
+// no half-written output under the final name (it may leave the temporary one).
 func writeFile(ctx context.Context, path string, write func(w io.Writer) error) error {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
 	}
 	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, path)
+	tmp := path + ".partial"
+	w, err := fs.OpenWrite(ctx, tmp)
 	if err != nil {
 		return err
 	}
 	if err := write(w); err != nil {
 		w.Close()
+		removeQuietly(ctx, fs, tmp)
 		return err
 	}
-	return w.Close()
+	if err := w.Close(); err != nil {
+		removeQuietly(ctx, fs, tmp)
+		return err
+	}
+	return filesystem.Rename(ctx, fs, tmp, path)
+}
+
+func removeQuietly(ctx context.Context, fs filesystem.Interface, path string) {
+	if rm, ok := fs.(filesystem.Remover); ok {
+		_ = rm.Remove(ctx, path)
+	}
 }
 
 // firstLine is the line of a shard's first row (after a header), for errors about the shard
