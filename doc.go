@@ -23,6 +23,8 @@
 //	reproduce/nervpaper, pepaper, hopepaper, mlepaper, scale
 //	              one package per paper (and issue 16's scale report), each writing a markdown report
 //	cmd/lowdim    the command-line tool
+//	beam/         a module of its own (lowdim/beam, Apache Beam Go SDK): distributed PCA fit,
+//	              sample fits, sharded map and sampled measures; command beam/cmd/lowdim-beam
 //
 // A method is a value whose exported fields are its settings (the zero value of each
 // field means the documented default) and whose Fit method returns a Model. Parametric
