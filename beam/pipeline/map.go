@@ -113,7 +113,7 @@ func Map(s beam.Scope, shards []Shard, opt ReadOptions, model []byte, modelName,
 		}
 		seen[o] = sh.Path
 	}
-	counts := beam.ParDo(s, &mapFn{Opt: opt, Model: model, Name: modelName, Out: outDir, Width: width}, beam.CreateList(s, shards))
+	counts := beam.ParDo(s, &mapFn{Opt: opt, Model: model, Name: modelName, Out: outDir, Width: width}, shardList(s, shards))
 	return beam.Combine(s, sumInts, counts), nil
 }
 

@@ -434,7 +434,7 @@ func Measure(s beam.Scope, shards []Shard, opt ReadOptions, model []byte, modelN
 		return beam.PCollection{}, dataset.Invalidf("measure: need neighbours ≥ 1 and queries ≥ 1, found %d and %d", k, spec.Queries)
 	}
 	base := measureBase{Opt: opt, Model: model, Name: modelName, Width: width, K: k, KNN: knn}
-	in := beam.CreateList(s, shards)
+	in := shardList(s, shards)
 	qs := drawSample(s, in, opt, spec.Queries, spec.Seed, model, modelName, width)
 	checked := beam.ParDo(s, &checkSampleFn{K: k}, qs)
 	parts := beam.ParDo(s, &neighboursFn{base}, in, beam.SideInput{Input: checked})

@@ -306,7 +306,7 @@ func finishPCA(_ int, iter func(*SignCand) bool, b Basis) ([]byte, error) {
 // n < 2H, which agrees to the same tolerance in the leading components.
 func FitPCA(s beam.Scope, shards []Shard, opt ReadOptions, dim int) beam.PCollection {
 	s = s.Scope("FitPCA")
-	in := beam.CreateList(s, shards)
+	in := shardList(s, shards)
 	mom := beam.ParDo(s, &momentsFn{Opt: opt}, in)
 	total := reduceMoments(s, mom, len(shards))
 	basis := beam.ParDo(s, &basisFn{Dim: dim}, total)

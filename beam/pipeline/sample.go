@@ -267,6 +267,6 @@ func (f *fitSampleFn) ProcessElement(ctx context.Context, smp Sample) ([]byte, e
 // element: the modelio file's bytes.
 func FitSample(s beam.Scope, shards []Shard, opt ReadOptions, m int, seed uint64, method MethodSpec) beam.PCollection {
 	s = s.Scope("FitSample")
-	smp := drawSample(s, beam.CreateList(s, shards), opt, m, seed, nil, "", 0)
+	smp := drawSample(s, shardList(s, shards), opt, m, seed, nil, "", 0)
 	return beam.ParDo(s, &fitSampleFn{Method: method}, smp)
 }

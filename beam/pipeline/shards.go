@@ -6,6 +6,7 @@ import (
 	"io"
 	"sort"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/gcs"   // gs:// shards on Dataflow
 	_ "github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem/local" // plain paths
@@ -140,3 +141,9 @@ func labelOf(s *dataset.Set, i int) string {
 
 // gid is a row's place in the global order: shard index, then row.
 func gid(shard, row int) int64 { return int64(shard)<<40 | int64(row) }
+
+// shardList is the shards as a PCollection, reshuffled: a created list is one bundle, which a
+// runner would give to one worker; after the shuffle the shards spread over the workers.
+func shardList(s beam.Scope, shards []Shard) beam.PCollection {
+	return beam.Reshuffle(s, beam.CreateList(s, shards))
+}

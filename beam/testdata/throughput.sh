@@ -2,10 +2,10 @@
 # Prism throughput of the Beam pipelines on a million rows (issue 19): writes ROWS rows of 50
 # small-integer columns (10 noisy clusters, a label column) in SHARDS CSV shards, then times
 # fit (distributed PCA), map and measure (-queries QUERIES) with the in-process prism runner.
-# Usage: beam/testdata/throughput.sh [ROWS [SHARDS [QUERIES [RUNS]]]]   (defaults 1000000 10 1000 3)
+# Usage: beam/testdata/throughput.sh [ROWS [SHARDS [QUERIES [RUNS]]]]   (defaults 1000000 10 100 1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-rows=${1:-1000000} shards=${2:-10} queries=${3:-1000} runs=${4:-3}
+rows=${1:-1000000} shards=${2:-10} queries=${3:-100} runs=${4:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/lowdim-beam" ./cmd/lowdim-beam
@@ -23,15 +23,13 @@ for s in $(seq 0 $((shards - 1))); do
 done
 wait
 echo "$rows rows x 50 in $shards shards: $(du -sh "$tmp" | cut -f1) of CSV; GOMAXPROCS=${GOMAXPROCS:-$(nproc)}"
-timeit() { # label, then the command; prints seconds
-  local t0 t1
-  t0=$(date +%s.%N); "${@:2}" >/dev/null; t1=$(date +%s.%N)
-  echo "$1 $(echo "$t1 - $t0" | bc)"
+timeit() { # label, then the command: wall and CPU seconds (CPU is the steadier figure on a shared machine)
+  /usr/bin/time -f "$1: %e s wall, %U s user + %S s system CPU, %M KB peak RSS" "${@:2}" >/dev/null
 }
 for r in $(seq 1 "$runs"); do
   rm -rf "$tmp/out"
-  timeit "run $r fit-pca s" "$tmp/lowdim-beam" fit -model "$tmp/pca.lowdim" "$tmp/part-*.csv"
-  timeit "run $r map s" "$tmp/lowdim-beam" map -model "$tmp/pca.lowdim" -o "$tmp/out" "$tmp/part-*.csv"
-  timeit "run $r measure s" "$tmp/lowdim-beam" measure -model "$tmp/pca.lowdim" -queries "$queries" -o "$tmp/m.json" "$tmp/part-*.csv"
+  timeit "run $r fit (pca)" "$tmp/lowdim-beam" fit -model "$tmp/pca.lowdim" "$tmp/part-*.csv"
+  timeit "run $r map" "$tmp/lowdim-beam" map -model "$tmp/pca.lowdim" -o "$tmp/out" "$tmp/part-*.csv"
+  timeit "run $r measure" "$tmp/lowdim-beam" measure -model "$tmp/pca.lowdim" -queries "$queries" -o "$tmp/m.json" "$tmp/part-*.csv"
 done
 cat "$tmp/m.json"
