@@ -42,6 +42,8 @@
 //	web           lowdim serve's page: the projection steered by pins, and an explorer of any
 //	              embedding (WebGL2, linked views, lasso, neighbours and thumbnails on hover)
 //	cmd/lowdim    the command-line tool
+//	beam/         a module of its own (lowdim/beam, Apache Beam Go SDK): distributed PCA fit,
+//	              sample fits, sharded map and sampled measures; command beam/cmd/lowdim-beam
 //
 // A method is a value whose exported fields are its settings (the zero value of each
 // field means the documented default) and whose Fit method returns a Model. Parametric

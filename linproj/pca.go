@@ -53,7 +53,9 @@ type PCAModel struct {
 	// Variance[k]/TotalVariance is component k's explained variance ratio.
 	TotalVariance float64
 
-	embedding *mat.Dense // n×D training embedding
+	// embedding is the n×D training embedding; nil for a model assembled from partial sums
+	// (lowdim/beam's distributed fit), whose training rows were never in one place.
+	embedding *mat.Dense
 }
 
 var (
@@ -375,7 +377,8 @@ func (m *PCAModel) project(ctx context.Context, dst *mat.Dense, x mat.Matrix) er
 	})
 }
 
-// Embedding returns the n×D embedding of the training rows (not a copy).
+// Embedding returns the n×D embedding of the training rows (not a copy), or nil when the
+// model was assembled from its exported fields (a distributed fit) rather than by Fit.
 func (m *PCAModel) Embedding() *mat.Dense { return m.embedding }
 
 // Transform embeds the rows of x (m×H) into dst (m×D): dst = (x − Mean)·Components.
@@ -431,13 +434,15 @@ func decodePCA(version uint16, p []byte) (any, error) {
 		return nil, dataset.Invalidf("pca payload: %d means for %d features", len(m.Mean), h)
 	case len(m.Variance) != dim:
 		return nil, dataset.Invalidf("pca payload: %d variances for %d components", len(m.Variance), dim)
-	case m.embedding == nil:
-		return nil, dataset.Invalidf("pca payload: no embedding")
 	}
-	if _, c := m.embedding.Dims(); c != dim {
-		return nil, dataset.Invalidf("pca payload: embedding has %d columns, want %d", c, dim)
+	check := [][]float64{m.Mean, m.Variance, {m.TotalVariance}, m.Components.RawMatrix().Data}
+	if m.embedding != nil {
+		if _, c := m.embedding.Dims(); c != dim {
+			return nil, dataset.Invalidf("pca payload: embedding has %d columns, want %d", c, dim)
+		}
+		check = append(check, m.embedding.RawMatrix().Data)
 	}
-	for _, s := range [][]float64{m.Mean, m.Variance, {m.TotalVariance}, m.Components.RawMatrix().Data, m.embedding.RawMatrix().Data} {
+	for _, s := range check {
 		for _, v := range s {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, dataset.Invalidf("pca payload: non-finite value %v", v)

@@ -333,6 +333,24 @@ func TestPCASaveLoad(t *testing.T) {
 	if _, err := decodePCA(1, e.Bytes()); !errors.Is(err, dataset.ErrInvalid) {
 		t.Errorf("inconsistent payload: %v", err)
 	}
+	// A model assembled from its exported fields (lowdim/beam's distributed fit) has no
+	// training embedding; it saves, loads and transforms like a fitted one.
+	bare := &PCAModel{Mean: m.Mean, Components: m.Components, Variance: m.Variance, TotalVariance: m.TotalVariance}
+	path = filepath.Join(t.TempDir(), "bare.pca")
+	if err := modelio.Save(path, bare); err != nil {
+		t.Fatal(err)
+	}
+	got, err = modelio.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var y mat.Dense
+	if err := got.(*PCAModel).Transform(&y, dataset.Digits().X); err != nil {
+		t.Fatal(err)
+	}
+	if got.(*PCAModel).Embedding() != nil || !mat.Equal(&y, m.Embedding()) {
+		t.Error("the bare model's transform differs from the fitted embedding, or it has an embedding")
+	}
 }
 
 // FuzzDecodePCA: the pca payload decoder never panics, fails only with ErrInvalid, and what it
