@@ -14,6 +14,7 @@ import (
 	"mime"
 	"net"
 	"net/http"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -119,6 +120,7 @@ type Handler struct {
 	ctx    context.Context // cancelled by Close: stops quality computations and the reaper
 	cancel context.CancelFunc
 	qsem   chan struct{} // one quality computation at a time
+	csem   chan struct{} // projections computed at once: GOMAXPROCS
 
 	mu       sync.Mutex
 	sessions map[string]*session
@@ -200,7 +202,7 @@ func New(cfg Config) (*Handler, error) {
 	case cfg.Title == "":
 		cfg.Title = d.Name
 	}
-	h := &Handler{cfg: cfg, n: n, sessions: map[string]*session{}, now: time.Now, qsem: make(chan struct{}, 1),
+	h := &Handler{cfg: cfg, n: n, sessions: map[string]*session{}, now: time.Now, qsem: make(chan struct{}, 1), csem: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		cop: http.NewCrossOriginProtection()}
 	if cfg.Embedding != nil {
 		r, c := cfg.Embedding.Dims()
