@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -136,4 +137,27 @@ func FuzzRead(f *testing.F) {
 			t.Fatalf("%d×%d", r, c)
 		}
 	})
+}
+
+// TestHostileFooterLength: a file whose footer length claims more bytes than the file holds is
+// refused before parquet-go reads it. parquet-go allocates the declared footer first: FuzzRead
+// found 8- to 77-byte inputs costing 1.6–1.9 GB each, which killed its workers (issue 18's rule:
+// no allocation sized by a header before the bytes back it).
+func TestHostileFooterLength(t *testing.T) {
+	data := []byte("PAR1\x00\x00\x00\x00\xff\xff\xff\x60PAR1") // footer length 0x60ffffff
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	_, err := Read(bytes.NewReader(data), int64(len(data)), "f.parquet", dataset.Options{})
+	runtime.ReadMemStats(&m1)
+	if !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), "footer of") {
+		t.Errorf("err = %v, want a bad footer length", err)
+	}
+	if a := m1.TotalAlloc - m0.TotalAlloc; a > 1<<20 {
+		t.Errorf("allocated %d bytes for a %d-byte file", a, len(data))
+	}
+	for _, short := range [][]byte{nil, []byte("PAR1PAR1"), []byte("PAR1xxxxxxxxPAR2")} {
+		if _, err := Read(bytes.NewReader(short), int64(len(short)), "f.parquet", dataset.Options{}); !errors.Is(err, dataset.ErrInvalid) {
+			t.Errorf("%q: err = %v, want ErrInvalid", short, err)
+		}
+	}
 }
