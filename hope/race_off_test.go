@@ -1,0 +1,5 @@
+//go:build !race
+
+package hope
+
+const raceEnabled = false
