@@ -80,34 +80,24 @@ func (c LMNN) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	dim, k, mu, maxIter, tol := c.Dim, c.K, c.Mu, c.MaxIter, c.Tol
-	if dim == 0 {
-		dim = 2
-	}
+	k, mu := c.K, c.Mu
 	if k == 0 {
 		k = DefaultK
 	}
 	if mu == 0 {
 		mu = DefaultMu
 	}
-	if maxIter == 0 {
-		maxIter = DefaultMaxIter
-	}
-	if tol == 0 {
-		tol = DefaultTol
-	}
 	n, h := lab.X.Dims()
+	s, err := linmap.Iterative{Dim: c.Dim, MaxIter: c.MaxIter, Tol: c.Tol}.Resolve("lmnn", h, DefaultMaxIter, DefaultTol)
+	if err != nil {
+		return nil, err
+	}
+	dim, maxIter, tol := s.Dim, s.MaxIter, s.Tol
 	switch {
-	case dim < 1 || dim > h:
-		return nil, dataset.Invalidf("lmnn: Dim %d out of range 1..%d (the number of features)", dim, h)
 	case k < 1:
 		return nil, dataset.Invalidf("lmnn: K %d: expected a positive number", k)
 	case !(mu > 0 && mu < 1):
 		return nil, dataset.Invalidf("lmnn: Mu %v: expected a number in (0, 1)", mu)
-	case maxIter < 1:
-		return nil, dataset.Invalidf("lmnn: MaxIter %d: expected a positive number", maxIter)
-	case !(tol > 0):
-		return nil, dataset.Invalidf("lmnn: Tol %v: expected a positive number", tol)
 	}
 	var start *mat.Dense
 	if c.Init != nil {

@@ -71,25 +71,12 @@ func (c NCA) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	dim, maxIter, tol := c.Dim, c.MaxIter, c.Tol
-	if dim == 0 {
-		dim = 2
-	}
-	if maxIter == 0 {
-		maxIter = DefaultMaxIter
-	}
-	if tol == 0 {
-		tol = DefaultTol
-	}
 	_, h := lab.X.Dims()
-	switch {
-	case dim < 1 || dim > h:
-		return nil, dataset.Invalidf("nca: Dim %d out of range 1..%d (the number of features)", dim, h)
-	case maxIter < 1:
-		return nil, dataset.Invalidf("nca: MaxIter %d: expected a positive number", maxIter)
-	case !(tol > 0):
-		return nil, dataset.Invalidf("nca: Tol %v: expected a positive number", tol)
+	s, err := linmap.Iterative{Dim: c.Dim, MaxIter: c.MaxIter, Tol: c.Tol}.Resolve("nca", h, DefaultMaxIter, DefaultTol)
+	if err != nil {
+		return nil, err
 	}
+	dim, maxIter, tol := s.Dim, s.MaxIter, s.Tol
 	start, err := c.start(ctx, lab, dim)
 	if err != nil {
 		return nil, err

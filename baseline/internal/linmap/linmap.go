@@ -86,3 +86,33 @@ func (m *Model) project(dst *mat.Dense, x mat.Matrix) {
 	}
 	dst.Mul(xc, m.W.T())
 }
+
+// Iterative holds the settings every iteratively fitted linear map shares (NCA, MCML, LMNN):
+// the output dimension and the optimiser's iteration bound and tolerance.
+type Iterative struct {
+	Dim, MaxIter int
+	Tol          float64
+}
+
+// Resolve fills the zero settings with the defaults (Dim 2, maxIter, tol) and checks them
+// against h features, naming method in the error.
+func (s Iterative) Resolve(method string, h, maxIter int, tol float64) (Iterative, error) {
+	if s.Dim == 0 {
+		s.Dim = 2
+	}
+	if s.MaxIter == 0 {
+		s.MaxIter = maxIter
+	}
+	if s.Tol == 0 {
+		s.Tol = tol
+	}
+	switch {
+	case s.Dim < 1 || s.Dim > h:
+		return s, dataset.Invalidf("%s: Dim %d out of range 1..%d (the number of features)", method, s.Dim, h)
+	case s.MaxIter < 1:
+		return s, dataset.Invalidf("%s: MaxIter %d: expected a positive number", method, s.MaxIter)
+	case !(s.Tol > 0):
+		return s, dataset.Invalidf("%s: Tol %v: expected a positive number", method, s.Tol)
+	}
+	return s, nil
+}
