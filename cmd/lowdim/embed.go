@@ -263,6 +263,10 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	var saver modelio.Model
 	if *modelPath != "" {
 		if saver, ok = model.(modelio.Model); !ok {
+			if _, ok := model.(lowdim.Transformer); ok {
+				// Isomap and LLE place new rows in the library (Transform) but have no model file yet.
+				return usagef("-model: this %s fit places new rows through the library's Transform, but lowdim has no model file for it yet (models: pca, pe, hope, shope, lda, nca, mcml, lpp, lmnn, ptsne; tsne and tnerv fitted from features on the approximate path, -approx or n > %d)", *method, nerv.ApproxMin)
+			}
 			return usagef("-model: this %s fit is not parametric and cannot place new rows (models: pca, pe, hope, shope, lda, nca, mcml, lpp, lmnn, ptsne; tsne and tnerv fitted from features on the approximate path, -approx or n > %d)", *method, nerv.ApproxMin)
 		}
 	}

@@ -190,6 +190,19 @@ func TestNonParametricMethodRefusesModel(t *testing.T) {
 	}
 }
 
+// TestTransformWithoutModelFile: Isomap has a library Transform but no model file kind, and
+// -model says exactly that (it used to call Isomap "not parametric").
+func TestTransformWithoutModelFile(t *testing.T) {
+	dir := t.TempDir()
+	_, stderr, status := runCLI(t, "", "embed", "-method", "isomap", "-graph-k", "15", "-model", filepath.Join(dir, "m.lowdim"), "-o", filepath.Join(dir, "e.csv"))
+	if status != 2 || !strings.Contains(stderr, "no model file for it yet") || strings.Contains(stderr, "not parametric") {
+		t.Errorf("status %d, stderr %q", status, stderr)
+	}
+	if got := listDir(t, dir); len(got) != 0 {
+		t.Errorf("files left: %v", got)
+	}
+}
+
 func writeFile(t *testing.T, path, content string) {
 	t.Helper()
 	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
