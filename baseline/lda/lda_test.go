@@ -1,50 +1,18 @@
 package lda
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"math"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"lowdim/baseline/internal/linmap"
+	"lowdim/baseline/internal/testio"
 	"lowdim/dataset"
 )
-
-// readTxt reads an np.savetxt file (comment lines start with #).
-func readTxt(t testing.TB, path string) *mat.Dense {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var data []float64
-	rows, cols := 0, 0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := strings.TrimSpace(sc.Text())
-		if line == "" || line[0] == '#' {
-			continue
-		}
-		fields := strings.Fields(line)
-		cols = len(fields)
-		for _, s := range fields {
-			v, err := strconv.ParseFloat(s, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			data = append(data, v)
-		}
-		rows++
-	}
-	return mat.NewDense(rows, cols, data)
-}
 
 // sameUpToSign fails unless got and want agree to tol (relative to each column's largest
 // entry) after flipping each column of got to want's sign.
@@ -80,8 +48,8 @@ func TestSklearnDigits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameUpToSign(t, "digits embedding", m.Embedding(), readTxt(t, "testdata/digits_lda2_embedding.txt"), 1e-8)
-	sameUpToSign(t, "digits scalings", m.(*linmap.Model).W.T(), readTxt(t, "testdata/digits_lda2_scalings.txt"), 1e-8)
+	sameUpToSign(t, "digits embedding", m.Embedding(), testio.ReadTxt(t, "testdata/digits_lda2_embedding.txt"), 1e-8)
+	sameUpToSign(t, "digits scalings", m.(*linmap.Model).W.T(), testio.ReadTxt(t, "testdata/digits_lda2_scalings.txt"), 1e-8)
 }
 
 // TestSklearnSingular: a set whose 5th feature is the sum of the first two (singular
@@ -95,7 +63,7 @@ func TestSklearnSingular(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sameUpToSign(t, "synth embedding", m.Embedding(), readTxt(t, "testdata/synth_lda2_embedding.txt"), 1e-8)
+	sameUpToSign(t, "synth embedding", m.Embedding(), testio.ReadTxt(t, "testdata/synth_lda2_embedding.txt"), 1e-8)
 
 	// Transform of the training rows is the embedding.
 	var y mat.Dense
