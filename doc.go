@@ -42,7 +42,7 @@
 //	web           lowdim serve's page: the projection steered by pins, and an explorer of any
 //	              embedding (WebGL2, linked views, lasso, neighbours and thumbnails on hover)
 //	cmd/lowdim    the command-line tool
-//	beam/         a module of its own (lowdim/beam, Apache Beam Go SDK): distributed PCA fit,
+//	beam/         a module of its own (github.com/lowdim/lowdim/beam, Apache Beam Go SDK): distributed PCA fit,
 //	              sample fits, sharded map and sampled measures; command beam/cmd/lowdim-beam
 //
 // A method is a value whose exported fields are its settings (the zero value of each
@@ -56,7 +56,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // Embedder fits an embedding of a data set.

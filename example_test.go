@@ -9,11 +9,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/modelio"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // Example is the README's library snippet, compiled and run: load a data set, fit a method

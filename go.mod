@@ -1,4 +1,4 @@
-module lowdim
+module github.com/lowdim/lowdim
 
 go 1.25.0
 

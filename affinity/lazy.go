@@ -3,7 +3,7 @@ package affinity
 import (
 	"math"
 
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // DredvizSearch finds the same σ² as Sigma2(a, perplexity, Dredviz) — dredviz's line search —

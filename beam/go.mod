@@ -1,11 +1,10 @@
-module lowdim/beam
+module github.com/lowdim/lowdim/beam
 
 go 1.26.0
 
 require (
 	github.com/apache/beam/sdks/v2 v2.77.0
 	gonum.org/v1/gonum v0.17.0
-	lowdim v0.0.0
 )
 
 require (
@@ -43,6 +42,7 @@ require (
 	github.com/google/uuid v1.6.0 // indirect
 	github.com/googleapis/enterprise-certificate-proxy v0.3.20 // indirect
 	github.com/googleapis/gax-go/v2 v2.24.0 // indirect
+	github.com/lowdim/lowdim v0.0.0
 	github.com/moby/docker-image-spec v1.3.1 // indirect
 	github.com/moby/moby/api v1.56.0 // indirect
 	github.com/moby/moby/client v0.6.0 // indirect
@@ -76,4 +76,4 @@ require (
 	google.golang.org/protobuf v1.36.12 // indirect
 )
 
-replace lowdim => ../
+replace github.com/lowdim/lowdim => ../

@@ -3,7 +3,7 @@ package dataset
 import (
 	"bytes"
 	"fmt"
-	"lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 	"math/rand/v2"
 	"os"
 	"path/filepath"

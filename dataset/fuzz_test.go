@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"lowdim/internal/shared"
+	"github.com/lowdim/lowdim/internal/shared"
 )
 
 // fuzzBudget is the Options.MaxMatrixBytes of every fuzzed read: a matrix that can outgrow its

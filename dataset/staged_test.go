@@ -1,7 +1,7 @@
 package dataset
 
 import (
-	"lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 	"path/filepath"
 	"testing"
 

@@ -4,7 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // Augment jitters image rows while the map trains: every time a training row enters a

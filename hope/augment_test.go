@@ -9,8 +9,8 @@ import (
 	"math"
 	"testing"
 
-	"lowdim/dataset"
-	iblas "lowdim/internal/blas"
+	"github.com/lowdim/lowdim/dataset"
+	iblas "github.com/lowdim/lowdim/internal/blas"
 )
 
 func TestShift(t *testing.T) {

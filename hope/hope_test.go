@@ -13,10 +13,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/modelio"
-	"lowdim/modelio/modeliotest"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/modelio/modeliotest"
 )
 
 var (

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/minibatch"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
 // KNNClassify writes into dst the class of each row of query by a majority vote of its k nearest

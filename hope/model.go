@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/minibatch"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
 // Model is a fitted HOPE or S-HOPE map, with its exemplars when it has them. It implements

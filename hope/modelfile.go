@@ -4,8 +4,8 @@ import (
 	"math"
 	"time"
 
-	"lowdim/dataset"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 const (

@@ -5,8 +5,8 @@ import (
 
 	"gonum.org/v1/gonum/blas/blas64"
 
-	iblas "lowdim/internal/blas"
-	"lowdim/internal/minibatch"
+	iblas "github.com/lowdim/lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
 // shape fixes the sizes of a (S-)HOPE map: in input features H (the bias is an extra input

@@ -3,7 +3,7 @@ package hope
 import (
 	"math"
 
-	"lowdim/internal/minibatch"
+	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
 // objective evaluates the two MCML costs on embedded rows, in parallel over row blocks, with

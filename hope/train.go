@@ -13,9 +13,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/internal/minibatch"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
 // Optimizer selects how each mini-batch updates the parameters.

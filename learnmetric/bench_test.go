@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/posterior"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/posterior"
 )
 
 // letterLike returns n rows of 16 features from 26 classes of 2 clusters each (cluster

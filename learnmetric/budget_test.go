@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/membudget"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/membudget"
 )
 
 // ramp is an n×2 data matrix (i, −i) without storage.

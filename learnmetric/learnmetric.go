@@ -36,11 +36,11 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	lblas "lowdim/internal/blas"
-	"lowdim/internal/membudget"
-	"lowdim/posterior"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	lblas "github.com/lowdim/lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/membudget"
+	"github.com/lowdim/lowdim/posterior"
 )
 
 // DefaultPieces is the number T of straight pieces a segment is cut into (the paper's value).

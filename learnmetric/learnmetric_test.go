@@ -11,9 +11,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/shared/sharedtest"
-	"lowdim/posterior"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/posterior"
 )
 
 // randomMixture returns a mixture of g random centres in h dimensions with k classes.

@@ -12,8 +12,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 )
 
 // Benchmarks of the interactive projection (issue 5): m = 5 control points, D = 2, the

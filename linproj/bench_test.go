@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 )
 
 func benchFit(b *testing.B, x *mat.Dense, dim int) {

@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/gonum/lapack/gonum"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // TopEigenSym returns the k largest eigenvalues of the symmetric matrix a, in decreasing

@@ -9,7 +9,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // symWithSpectrum returns Q diag(lambda) Qᵀ for a random orthogonal Q.

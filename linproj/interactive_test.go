@@ -11,8 +11,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 func start(t *testing.T, s Interactive, x *mat.Dense) *Session {

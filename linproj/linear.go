@@ -7,9 +7,9 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 // LinearModel is a linear projection fixed by an interactive session (LSP or MLE):

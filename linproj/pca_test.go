@@ -16,10 +16,10 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/shared/sharedtest"
-	"lowdim/modelio"
-	"lowdim/modelio/modeliotest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/modelio/modeliotest"
 )
 
 // readMatrix reads a whitespace-separated numeric text file; lines starting with '#' are

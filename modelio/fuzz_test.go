@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // FuzzDecode feeds arbitrary bytes to Decode: it must never panic, every failure must wrap

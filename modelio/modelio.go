@@ -37,8 +37,8 @@ import (
 	"strconv"
 	"sync"
 
-	"lowdim/dataset"
-	"lowdim/internal/safeout"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/safeout"
 )
 
 // Magic opens every model file.

@@ -11,8 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // ApproxOptions are the settings of ApproxKNN; the zero value of each field means its default.

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // The MNIST benchmarks time the two passes package quality makes over all 70,000 images (717

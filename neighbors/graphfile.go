@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strconv"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // ReadGraph reads a precomputed k-nearest-neighbour graph from two files of n rows × k columns,

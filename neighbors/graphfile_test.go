@@ -14,7 +14,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // writeFiles writes the two graph files into a temporary directory and returns their paths.

@@ -12,8 +12,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // naive returns the k nearest other rows of row i by sorting all exact distances.

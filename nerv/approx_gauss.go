@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"lowdim/affinity"
+	"github.com/lowdim/lowdim/affinity"
 )
 
 // gaussState holds what the approximate NeRV (Gaussian) evaluation keeps between calls.

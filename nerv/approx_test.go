@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
-	"lowdim/affinity"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // testApprox builds the approximate evaluator on the same 5-D points as testEvaluator, with σ_i

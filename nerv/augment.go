@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/affinity"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // augment returns a copy of sp (the graph's own probabilities, never an augmented sparseP) with, in every row i, the pairs (i, j) for j among the outK nearest

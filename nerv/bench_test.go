@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"lowdim/affinity"
+	"github.com/lowdim/lowdim/affinity"
 )
 
 // benchEval times one exact cost-and-gradient evaluation on n random 10-D points.

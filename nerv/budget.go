@@ -5,9 +5,9 @@ import (
 	"runtime"
 	"strings"
 
-	"lowdim/baseline/cmds"
-	"lowdim/internal/membudget"
-	"lowdim/learnmetric"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/internal/membudget"
+	"github.com/lowdim/lowdim/learnmetric"
 )
 
 // exactTables is what the exact path holds for n points, in bytes: the input distances in the

@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/membudget"
-	"lowdim/internal/membudget/budgettest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/membudget"
+	"github.com/lowdim/lowdim/internal/membudget/budgettest"
 )
 
 type lineMatrix = budgettest.LineMatrix

@@ -3,7 +3,7 @@ package nerv
 import (
 	"math"
 
-	"lowdim/affinity"
+	"github.com/lowdim/lowdim/affinity"
 	"sync"
 	"sync/atomic"
 )

@@ -9,10 +9,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"lowdim/baseline/cmds"
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // Path selects how the cost and gradient are evaluated.

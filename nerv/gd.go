@@ -4,7 +4,7 @@ import (
 	"context"
 	"math"
 
-	"lowdim"
+	"github.com/lowdim/lowdim"
 )
 
 // gdSchedule is the optimiser of the approximate Student-t path: gradient descent with momentum

@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/affinity"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 func randDense(n, d int, seed uint64) *mat.Dense {

@@ -11,12 +11,12 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
-	"lowdim"
-	"lowdim/affinity"
-	"lowdim/baseline/cmds"
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // Variant selects the NeRV family member.

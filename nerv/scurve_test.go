@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"lowdim/affinity"
-	"lowdim/dataset"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // dredvizCost is the λ = 0.1 NeRV cost per point that dredviz 1.0.2's `nerv` (defaults) reached on

@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/affinity"
-	"lowdim/dataset"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // sparseP holds the input side of the approximate path: per row i the probabilities of its

@@ -3,10 +3,10 @@ package nerv
 import (
 	"context"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/learnmetric"
-	"lowdim/posterior"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/learnmetric"
+	"github.com/lowdim/lowdim/posterior"
 )
 
 // Supervised is supervised NeRV (SNeRV, Venna et al. 2010 §5): NeRV on learning-metric distances.

@@ -7,13 +7,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/affinity"
-	"lowdim/dataset"
-	"lowdim/internal/blas"
-	"lowdim/linproj"
-	"lowdim/modelio"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/blas"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // Map is a t-SNE or t-NeRV embedding fitted on the approximate path from feature rows: besides

@@ -11,10 +11,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/modelio"
-	"lowdim/neighbors"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/neighbors"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // digitsMap fits t-SNE on the approximate path to the built-in digits rows; iters > 0 shortens

@@ -7,8 +7,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/modelio/modeliotest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio/modeliotest"
 )
 
 // FuzzDecodePE: the pe payload decoder never panics, fails only with ErrInvalid, and what it

@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
-	"lowdim"
-	"lowdim/baseline/cmds"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // Defaults of Embedder's settings (a zero field means these).

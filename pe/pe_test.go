@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 func fitSynthetic(t testing.TB, e Embedder, n, k int, seed uint64) (*Model, *mat.Dense, []int) {

@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
-	"lowdim"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // DiscriminativeMixture fits the conditional class density of NeRV eq. 10 (see Mixture) to

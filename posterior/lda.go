@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // LDA fits latent Dirichlet allocation (Blei, Ng & Jordan 2003) to a corpus of word counts by

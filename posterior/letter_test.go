@@ -9,8 +9,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 )
 
 // letterSplit loads UCI Letter and returns two disjoint seeded random subsets of n rows each.

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // NaiveBayes fits a multinomial naive Bayes model to word counts (PE paper, Appendix C;

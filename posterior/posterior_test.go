@@ -12,9 +12,9 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/modelio"
-	"lowdim/modelio/modeliotest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/modelio/modeliotest"
 )
 
 // TestObjectiveGradient compares the analytic gradient of the objective with central

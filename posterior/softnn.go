@@ -10,9 +10,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // SoftNN fits the soft nearest-neighbour classifier of the PE paper (Section 6, Appendix D):

@@ -5,8 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"lowdim/dataset"
-	"lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 )
 
 // BenchmarkEpochMNIST5000: one epoch (5 batches of 1,000) of the paper's 784–500–500–2000–2

@@ -3,8 +3,8 @@ package ptsne
 import (
 	"math"
 
-	"lowdim/dataset"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 // Model files: kind "ptsne", payload layout 1 — the layer sizes, θ, the normalisation (Mean,

@@ -42,10 +42,10 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/affinity"
-	"lowdim/dataset"
-	"lowdim/internal/minibatch"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
 // Defaults of the settings (the paper's, where it gives them).

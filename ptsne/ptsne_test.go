@@ -12,11 +12,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/modelio"
-	"lowdim/modelio/modeliotest"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/modelio/modeliotest"
+	"github.com/lowdim/lowdim/quality"
 )
 
 func rangeN(n int) []int {

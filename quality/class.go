@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // ErrNoLabels is returned by KNNError when every label is unknown (−1); it wraps dataset.ErrInvalid.

@@ -214,8 +214,8 @@ import "C"
 import (
 	"unsafe"
 
-	"lowdim/affinity"
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // count assigns every point of d its coarse bucket and counts the buckets (in C, the bucket

@@ -5,7 +5,7 @@ package quality
 import (
 	"math/bits"
 
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // count assigns every point of d its coarse bucket and counts the buckets.

@@ -7,9 +7,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/affinity"
-	"lowdim/internal/blas"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/affinity"
+	"github.com/lowdim/lowdim/internal/blas"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // passWant selects what inputPass computes.

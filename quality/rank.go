@@ -3,7 +3,7 @@ package quality
 import (
 	"math"
 
-	"lowdim/affinity"
+	"github.com/lowdim/lowdim/affinity"
 )
 
 // rankBase holds the rank-based neighbour distribution shared by every row (every row holds the

@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/affinity"
+	"github.com/lowdim/lowdim/affinity"
 )
 
 // This file keeps the straightforward implementations the fast paths replaced — dredviz's search

@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"lowdim/dataset"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // cpuTime returns the CPU time (user + system) the process has used.

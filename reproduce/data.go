@@ -6,8 +6,8 @@ import (
 	"os"
 	"sort"
 
-	"lowdim/dataset"
-	"lowdim/internal/shared"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared"
 
 	"gonum.org/v1/gonum/mat"
 )

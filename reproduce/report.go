@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"lowdim/internal/safeout"
+	"github.com/lowdim/lowdim/internal/safeout"
 )
 
 // Machine describes the computer a report was produced on.

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // TTest is the result of a paired two-sided Student t-test.

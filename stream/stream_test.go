@@ -14,8 +14,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // mnistLike returns a header and rows distinct CSV lines of 784 pixels with MNIST's sparsity

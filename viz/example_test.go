@@ -9,8 +9,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"lowdim/dataset"
-	"lowdim/viz"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/viz"
 )
 
 // The 8×8 digits projected on their first two principal components, coloured by digit, saved as

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 func TestHighlightAndAnnotations(t *testing.T) {

@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 
-	"lowdim/dataset"
-	"lowdim/internal/safeout"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/safeout"
 )
 
 // PNGDPI is the resolution of PNG files written by Save: a 6 in figure is 864 pixels wide.

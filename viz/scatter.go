@@ -20,7 +20,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // Drawer is a figure that can draw itself on a canvas: *plot.Plot, *ScatterPlot, *CurvesPlot.

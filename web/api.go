@@ -21,11 +21,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/modelio"
-	"lowdim/neighbors"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/neighbors"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // apiError is an error answered with its own status.

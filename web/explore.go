@@ -12,7 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // View is a fixed two-dimensional view of the data shown beside the main one (Config.Views).

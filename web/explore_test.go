@@ -14,9 +14,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/neighbors"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/neighbors"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // twoColumns returns the first two features of x as a view: a poor but honest embedding.

@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/nerv"
+	"github.com/lowdim/lowdim/nerv"
 )
 
 // LiveMax is the most records a live fit takes: the exact path of package nerv, whose

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // waitLive polls the live fit until ok says so, or fails after a minute.

@@ -18,7 +18,7 @@ import (
 	"testing"
 	"time"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // loadConfig is one load run: sessions pages, each moving a control point rate times a second

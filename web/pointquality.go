@@ -5,7 +5,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // pointTrustContinuity returns each row's share of trustworthiness and continuity at k

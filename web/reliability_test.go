@@ -16,8 +16,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // The reliability group replays the attacks and accidents of issue 18, item 4: each test is

@@ -25,8 +25,8 @@ import (
 
 	mrand "math/rand/v2"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 //go:embed static

@@ -16,10 +16,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/modelio"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // call sends one request to h and returns the recorded answer.

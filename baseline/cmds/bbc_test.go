@@ -8,10 +8,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/cmds"
-	"lowdim/dataset"
-	"lowdim/internal/shared/sharedtest"
-	"lowdim/posterior"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/posterior"
 )
 
 // TestFromDistancesOfNearOneHotPosteriors: classical MDS of the Euclidean distances between

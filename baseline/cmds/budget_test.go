@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"lowdim/dataset"
-	"lowdim/internal/membudget"
-	"lowdim/internal/membudget/budgettest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/membudget"
+	"github.com/lowdim/lowdim/internal/membudget/budgettest"
 )
 
 type lineMatrix = budgettest.LineMatrix

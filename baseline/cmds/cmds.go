@@ -19,10 +19,10 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/internal/membudget"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/membudget"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // DirectLimit is the largest n for which CMDS.Fit builds the n×n distance matrix and

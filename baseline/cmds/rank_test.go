@@ -8,7 +8,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // lineDistances: objects at positions t_i·scale on a line (the points t_i·u for a unit u of R⁵,

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"lowdim/baseline/internal/golden"
+	"github.com/lowdim/lowdim/baseline/internal/golden"
 )
 
 // BenchmarkN5000 is the speed check: Isomap (k = 10) of a 5,000-point S-curve;

@@ -31,11 +31,11 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/internal/eigs"
-	"lowdim/baseline/internal/graph"
-	"lowdim/dataset"
-	"lowdim/internal/membudget"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/eigs"
+	"github.com/lowdim/lowdim/baseline/internal/graph"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/membudget"
 )
 
 // DefaultNeighbors is scikit-learn's default n_neighbors.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"lowdim/baseline/internal/golden"
+	"github.com/lowdim/lowdim/baseline/internal/golden"
 )
 
 // BenchmarkDefaultK2000: scikit-learn's default k = n/10 makes the graph dense enough that the

@@ -8,8 +8,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/internal/golden"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/baseline/internal/golden"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // TestGolden compares with scikit-learn 1.2.1's SpectralEmbedding(affinity=

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"lowdim/baseline/internal/testio"
+	"github.com/lowdim/lowdim/baseline/internal/testio"
 )
 
 // BenchmarkFitMNIST5000: fit and embed the first 5,000 MNIST training rows (784 pixels), the

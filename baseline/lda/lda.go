@@ -25,10 +25,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/internal/classes"
-	"lowdim/baseline/internal/linmap"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/classes"
+	"github.com/lowdim/lowdim/baseline/internal/linmap"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // DefaultTol is scikit-learn's tol: the rank threshold of the two SVDs.

@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/internal/linmap"
-	"lowdim/baseline/internal/testio"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/baseline/internal/linmap"
+	"github.com/lowdim/lowdim/baseline/internal/testio"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // sameUpToSign fails unless got and want agree to tol (relative to each column's largest

@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"lowdim/baseline/internal/golden"
+	"github.com/lowdim/lowdim/baseline/internal/golden"
 )
 
 // BenchmarkN5000: each variant on a 5,000-point S-curve (k as in bench_sklearn_manifold.py: 10, 12

@@ -38,11 +38,11 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/internal/eigs"
-	"lowdim/baseline/internal/graph"
-	"lowdim/dataset"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/eigs"
+	"github.com/lowdim/lowdim/baseline/internal/graph"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // Variant selects the matrix M.

@@ -28,11 +28,11 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
-	"lowdim"
-	"lowdim/baseline/internal/classes"
-	"lowdim/baseline/internal/linmap"
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/classes"
+	"github.com/lowdim/lowdim/baseline/internal/linmap"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // Defaults of LMNN's settings (K and Mu are the paper's).

@@ -22,11 +22,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/internal/classes"
-	"lowdim/baseline/internal/linmap"
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/classes"
+	"github.com/lowdim/lowdim/baseline/internal/linmap"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // DefaultK is the default number of graph neighbours.

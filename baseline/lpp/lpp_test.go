@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/internal/linmap"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/baseline/internal/linmap"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // blobs: n rows of h features in g Gaussian classes, seeded.

@@ -4,9 +4,9 @@ import (
 	"context"
 	"testing"
 
-	"lowdim/baseline/internal/testio"
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim/baseline/internal/testio"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // BenchmarkFitMNIST5000PCA50: fit and embed the first 5,000 MNIST training rows reduced to their

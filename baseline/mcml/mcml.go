@@ -24,11 +24,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/internal/classes"
-	"lowdim/baseline/internal/linmap"
-	"lowdim/baseline/internal/stochnb"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/classes"
+	"github.com/lowdim/lowdim/baseline/internal/linmap"
+	"github.com/lowdim/lowdim/baseline/internal/stochnb"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // Defaults of MCML's settings.

@@ -11,9 +11,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/lda"
-	"lowdim/dataset"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/baseline/lda"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/quality"
 )
 
 func rangeN(n int) []int {

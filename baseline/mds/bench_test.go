@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/internal/golden"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/golden"
 )
 
 // BenchmarkN5000 fits each method to a 5,000-point S-curve. SMACOF runs exactly 300 Guttman

@@ -8,9 +8,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/internal/graph"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/graph"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // Defaults of the Local family, dredviz 1.0.2's lmds defaults.

@@ -30,9 +30,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/membudget"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/membudget"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // Bytes estimates the memory of the n×n input distances every method here holds.

@@ -13,9 +13,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/internal/golden"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/golden"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // TestSMACOFGolden: scikit-learn 1.2.1's MDS(metric=True, n_init=1, max_iter=300, eps=1e-3)

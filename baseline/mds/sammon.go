@@ -7,9 +7,9 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // Sammon is Sammon's (1969) non-linear mapping.

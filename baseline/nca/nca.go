@@ -23,13 +23,13 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/optimize"
 
-	"lowdim"
-	"lowdim/baseline/internal/classes"
-	"lowdim/baseline/internal/linmap"
-	"lowdim/baseline/internal/stochnb"
-	"lowdim/baseline/lda"
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/classes"
+	"github.com/lowdim/lowdim/baseline/internal/linmap"
+	"github.com/lowdim/lowdim/baseline/internal/stochnb"
+	"github.com/lowdim/lowdim/baseline/lda"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // Defaults are scikit-learn 1.2's.

@@ -10,8 +10,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/internal/testio"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/baseline/internal/testio"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 func digits500() *dataset.Set {

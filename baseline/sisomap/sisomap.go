@@ -30,11 +30,11 @@ import (
 	"gonum.org/v1/gonum/graph/topo"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/cmds"
-	"lowdim/baseline/internal/classes"
-	"lowdim/dataset"
-	"lowdim/neighbors"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/baseline/internal/classes"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // Defaults of the settings.

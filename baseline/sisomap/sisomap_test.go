@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // TestDissimilarity: Geng et al.'s two branches at hand-computed points (β = 2, α = 0.5):

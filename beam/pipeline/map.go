@@ -12,15 +12,15 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
 
 	// The model kinds a worker can decode.
-	_ "lowdim/hope"
-	_ "lowdim/nerv"
-	_ "lowdim/pe"
+	_ "github.com/lowdim/lowdim/hope"
+	_ "github.com/lowdim/lowdim/nerv"
+	_ "github.com/lowdim/lowdim/pe"
 )
 
 // DecodeModel reads a modelio file's bytes and returns its model if it can place new rows.

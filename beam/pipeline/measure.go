@@ -10,8 +10,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 
-	"lowdim"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // The sampled measures follow package quality's conventions exactly (quality/doc.go): squared

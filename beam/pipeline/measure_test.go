@@ -11,10 +11,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/modelio"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // measureDigits runs Measure on the digits in 4 shards with the 2-D PCA model and returns

@@ -1,10 +1,10 @@
 package pipeline
 
 import (
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/nerv"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/nerv"
 )
 
 // MethodSpec names a parametric method and its common settings (zero = the method's default),

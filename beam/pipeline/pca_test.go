@@ -14,9 +14,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/runners/prism"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 func TestMain(m *testing.M) {

@@ -9,9 +9,9 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 // The seeded sample is the m rows with the smallest keys splitmix64(seed ⊕ splitmix64(gid)):

@@ -1,10 +1,10 @@
 package main
 
 import (
-	"lowdim"
-	"lowdim/baseline/isomap"
-	"lowdim/baseline/laplacian"
-	"lowdim/baseline/lle"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/isomap"
+	"github.com/lowdim/lowdim/baseline/laplacian"
+	"github.com/lowdim/lowdim/baseline/lle"
 )
 
 // graphKMethods are the neighbourhood-graph baselines of issue 17: they take their graph's k

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"lowdim"
-	"lowdim/baseline/mds"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/mds"
 )
 
 // The distance-preserving baselines of issue 17 (package baseline/mds).

@@ -6,9 +6,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/quality"
-	"lowdim/viz"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/quality"
+	"github.com/lowdim/lowdim/viz"
 )
 
 // drawScatter writes the class-coloured scatter of y to w in the format path's extension names.

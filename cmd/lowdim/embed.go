@@ -10,16 +10,16 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/cmds"
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/modelio"
-	"lowdim/neighbors"
-	"lowdim/nerv"
-	"lowdim/pe"
-	"lowdim/posterior"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/neighbors"
+	"github.com/lowdim/lowdim/nerv"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/posterior"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // methods lists the embedding methods by name; each builds an Embedder from the common settings.

@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"lowdim/dataset"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/quality"
 )
 
 func runEval(ctx context.Context, e *env, args []string) error {

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"lowdim/dataset"
-	"lowdim/pe"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/pe"
 )
 
 // fuzzEnv is a CLI environment whose streams lead nowhere.

@@ -14,11 +14,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/hope"
-	"lowdim/reproduce/hopepaper"
-	"lowdim/viz"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/hope"
+	"github.com/lowdim/lowdim/reproduce/hopepaper"
+	"github.com/lowdim/lowdim/viz"
 )
 
 // hopeFlags are the flags of -method hope and shope.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"lowdim/hope"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim/hope"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 // blobFile writes n rows of h features in k separated classes (deterministic) as CSV with a

@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/internal/progress"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/progress"
 )
 
 // inputFlags are the flags that say how to read a data set.

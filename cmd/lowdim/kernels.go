@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // printKernels tells `lowdim version`'s reader which kernels this build runs on this CPU (issue

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // TestVersionPrintsKernels: `lowdim version` names the dispatch level in force and the kernels.

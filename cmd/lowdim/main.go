@@ -11,7 +11,7 @@ import (
 	"runtime/debug"
 	"syscall"
 
-	"lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/blas"
 )
 
 // gcPercent is the collector's target (GOGC) unless the environment sets one. Go's default of 100

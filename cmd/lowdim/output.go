@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/dataset/parquet" // registers the format with dataset.Load
-	"lowdim/internal/safeout"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset/parquet" // registers the format with dataset.Load
+	"github.com/lowdim/lowdim/internal/safeout"
 )
 
 // outputs collects what a command writes so that nothing appears unless everything was written,

@@ -13,9 +13,9 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/pe"
-	"lowdim/posterior"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/posterior"
 )
 
 // peFlags are the flags of -method pe.

@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 
-	"lowdim/dataset"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/quality"
 )
 
 func runPlot(ctx context.Context, e *env, args []string) error {

@@ -1,8 +1,8 @@
 package main
 
 import (
-	"lowdim"
-	"lowdim/ptsne"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/ptsne"
 )
 
 // Parametric t-SNE (issue 17 part 4, the HOPE paper's pt-SNE row) with the package's defaults.

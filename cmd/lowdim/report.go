@@ -6,7 +6,7 @@ import (
 	"io"
 	"sort"
 
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/quality"
 )
 
 func printQualityJSON(w io.Writer, r *quality.Report) error {

@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"lowdim/reproduce/mlepaper"
-	"lowdim/reproduce/nervpaper"
-	"lowdim/reproduce/pepaper"
+	"github.com/lowdim/lowdim/reproduce/mlepaper"
+	"github.com/lowdim/lowdim/reproduce/nervpaper"
+	"github.com/lowdim/lowdim/reproduce/pepaper"
 )
 
 func runReproduce(ctx context.Context, e *env, args []string) error {

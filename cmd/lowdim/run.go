@@ -9,7 +9,7 @@ import (
 	"sort"
 	"strings"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // command is one subcommand: its name, a one-line summary and the function that runs it.

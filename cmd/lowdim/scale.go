@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"lowdim/reproduce/scale"
+	"github.com/lowdim/lowdim/reproduce/scale"
 )
 
 const scaleReproduceHelp = "  scale (issue 16's targets): MNIST 10k, 20k and 70k embedded by lowdim embed -method tsne\n" +

@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
-	"lowdim/linproj"
-	"lowdim/web"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/web"
 )
 
 func runServe(ctx context.Context, e *env, args []string) error {

@@ -1,13 +1,13 @@
 package main
 
 import (
-	"lowdim"
-	"lowdim/baseline/lda"
-	"lowdim/baseline/lmnn"
-	"lowdim/baseline/lpp"
-	"lowdim/baseline/mcml"
-	"lowdim/baseline/nca"
-	"lowdim/baseline/sisomap"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/lda"
+	"github.com/lowdim/lowdim/baseline/lmnn"
+	"github.com/lowdim/lowdim/baseline/lpp"
+	"github.com/lowdim/lowdim/baseline/mcml"
+	"github.com/lowdim/lowdim/baseline/nca"
+	"github.com/lowdim/lowdim/baseline/sisomap"
 )
 
 // The supervised baselines of issue 17 with their defaults: the linear maps of the HOPE paper's

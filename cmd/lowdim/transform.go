@@ -10,13 +10,13 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/dataset"
-	"lowdim/hope"
-	"lowdim/modelio"
-	"lowdim/nerv"
-	"lowdim/pe"
-	"lowdim/stream"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/hope"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/nerv"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/stream"
 )
 
 func runTransform(ctx context.Context, e *env, args []string) error {

@@ -34,7 +34,7 @@ import (
 	pq "github.com/parquet-go/parquet-go"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 func init() {

@@ -11,7 +11,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // peer.parquet was written by hyparquet-writer (npm) with testdata/make_parquet.sh, which

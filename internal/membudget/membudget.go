@@ -38,7 +38,7 @@ import (
 	"strconv"
 	"strings"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // EnvVar names the environment variable that, when set, is the available memory.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"testing/fstest"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // square is 16·n², t-SNE's joint probabilities and their logarithms.

@@ -22,7 +22,7 @@ import (
 	"sync"
 	"time"
 
-	"lowdim"
+	"github.com/lowdim/lowdim"
 )
 
 // Defaults of the Bar settings.

@@ -9,8 +9,8 @@ import (
 	"strconv"
 	"testing"
 
-	"lowdim/dataset"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 // FuzzPayload fuzzes decode (a kind's modelio.DecodeFunc, at layout version) from the seed

@@ -8,17 +8,17 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim"
-	"lowdim/baseline/lda"
-	"lowdim/baseline/lmnn"
-	"lowdim/baseline/lpp"
-	"lowdim/baseline/mcml"
-	"lowdim/baseline/nca"
-	"lowdim/dataset"
-	"lowdim/hope"
-	"lowdim/linproj"
-	"lowdim/ptsne"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/lda"
+	"github.com/lowdim/lowdim/baseline/lmnn"
+	"github.com/lowdim/lowdim/baseline/lpp"
+	"github.com/lowdim/lowdim/baseline/mcml"
+	"github.com/lowdim/lowdim/baseline/nca"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/hope"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/ptsne"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // HOPEBaselines are the paper's comparison rows that lowdim computes (Tables 1 and 3): the linear

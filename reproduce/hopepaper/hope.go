@@ -15,9 +15,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/hope"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/hope"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // HOPEConfig holds the settings of the HOPE reproduction (Min, Guo and Song: Tables 1–4). The

@@ -12,8 +12,8 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
-	"lowdim/reproduce"
-	"lowdim/viz"
+	"github.com/lowdim/lowdim/reproduce"
+	"github.com/lowdim/lowdim/viz"
 )
 
 func hopePlot(set, method string) string {

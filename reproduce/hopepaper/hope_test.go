@@ -9,9 +9,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/reproduce"
-	"lowdim/reproduce/internal/reprotest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/reproduce"
+	"github.com/lowdim/lowdim/reproduce/internal/reprotest"
 )
 
 // TestHOPEQuick runs the quick HOPE reproduction on USPS and checks the report: every method

@@ -17,9 +17,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // MLEConfig holds the settings of the Most Likely Embedding reproduction (the interactive-

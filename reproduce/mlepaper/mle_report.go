@@ -15,8 +15,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"lowdim/reproduce"
-	"lowdim/viz"
+	"github.com/lowdim/lowdim/reproduce"
+	"github.com/lowdim/lowdim/viz"
 )
 
 // MLEReportFile is the name of the MLE markdown report inside the output directory.

@@ -14,9 +14,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/reproduce/internal/reprotest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/reproduce/internal/reprotest"
 )
 
 func TestThousands(t *testing.T) {

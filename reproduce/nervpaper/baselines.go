@@ -8,13 +8,13 @@ import (
 	"strings"
 	"time"
 
-	"lowdim"
-	"lowdim/baseline/isomap"
-	"lowdim/baseline/laplacian"
-	"lowdim/baseline/lle"
-	"lowdim/baseline/mds"
-	"lowdim/dataset"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/isomap"
+	"github.com/lowdim/lowdim/baseline/laplacian"
+	"github.com/lowdim/lowdim/baseline/lle"
+	"github.com/lowdim/lowdim/baseline/mds"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // Baseline is one of Table 2's other rows, computed with lowdim's own method by the paper's

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"lowdim/dataset"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // TestBaselinesQuick runs the quick protocol on a small Phoneme subset: every computable

@@ -1,8 +1,8 @@
 package nervpaper
 
 import (
-	"lowdim/dataset"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/reproduce"
 	"path/filepath"
 )
 

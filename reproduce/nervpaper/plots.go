@@ -9,7 +9,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"lowdim/viz"
+	"github.com/lowdim/lowdim/viz"
 )
 
 // writePlots writes every figure the markdown links into dir.

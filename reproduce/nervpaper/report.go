@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"lowdim/dataset"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // Report is the whole NeRV reproduction: every experiment's typed results and how they were made.

@@ -9,11 +9,11 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/nerv"
-	"lowdim/posterior"
-	"lowdim/reproduce"
-	"lowdim/reproduce/internal/reprotest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/nerv"
+	"github.com/lowdim/lowdim/posterior"
+	"github.com/lowdim/lowdim/reproduce"
+	"github.com/lowdim/lowdim/reproduce/internal/reprotest"
 )
 
 func TestFoldsPartition(t *testing.T) {

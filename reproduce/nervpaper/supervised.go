@@ -10,14 +10,14 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/nca"
-	"lowdim/dataset"
-	"lowdim/learnmetric"
-	"lowdim/linproj"
-	"lowdim/nerv"
-	"lowdim/pe"
-	"lowdim/posterior"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/baseline/nca"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/learnmetric"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/nerv"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/posterior"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // SupervisedLambdas are the two λ of supervised NeRV the paper ran (§5.3).

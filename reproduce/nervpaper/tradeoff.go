@@ -5,8 +5,8 @@ import (
 	"math"
 	"time"
 
-	"lowdim/dataset"
-	"lowdim/linproj"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
 )
 
 // TradeOff is the precision–recall trade-off of NeRV on one data set: the smoothed precision

@@ -8,12 +8,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/cmds"
-	"lowdim/dataset"
-	"lowdim/linproj"
-	"lowdim/nerv"
-	"lowdim/quality"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/nerv"
+	"github.com/lowdim/lowdim/quality"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // Score holds the measures of one embedding of one data set.

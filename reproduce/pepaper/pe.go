@@ -13,10 +13,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/pe"
-	"lowdim/quality"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/quality"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // PEConfig holds the settings of the Parametric Embedding reproduction. The zero value of each

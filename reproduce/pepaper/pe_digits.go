@@ -7,10 +7,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/pe"
-	"lowdim/posterior"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/posterior"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // PEDigits is the semi-supervised digits experiment with one number of labelled examples per

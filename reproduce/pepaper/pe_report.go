@@ -14,9 +14,9 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"lowdim/pe"
-	"lowdim/reproduce"
-	"lowdim/viz"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/reproduce"
+	"github.com/lowdim/lowdim/viz"
 )
 
 // PEReportFile is the name of the PE markdown report inside the output directory.

@@ -11,10 +11,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/baseline/cmds"
-	"lowdim/pe"
-	"lowdim/reproduce"
-	"lowdim/reproduce/internal/reprotest"
+	"github.com/lowdim/lowdim/baseline/cmds"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/reproduce"
+	"github.com/lowdim/lowdim/reproduce/internal/reprotest"
 )
 
 // pairDists returns the Euclidean distances between all pairs of rows of y.

@@ -10,12 +10,12 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/nerv"
-	"lowdim/pe"
-	"lowdim/posterior"
-	"lowdim/quality"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/nerv"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/posterior"
+	"github.com/lowdim/lowdim/quality"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // KLFloor is the probability floor of the SNE input: each posterior row is mixed with the

@@ -10,8 +10,8 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
-	"lowdim/pe"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // TimeClasses is K of the synthetic posteriors of the timing section.

@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
-	"lowdim/dataset"
-	"lowdim/pe"
-	"lowdim/posterior"
-	"lowdim/viz"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/pe"
+	"github.com/lowdim/lowdim/posterior"
+	"github.com/lowdim/lowdim/viz"
 )
 
 // LDATopics is the number of LDA topics fitted to BBC; PE shows 5 of them.

@@ -13,8 +13,8 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
-	"lowdim/reproduce"
-	"lowdim/viz"
+	"github.com/lowdim/lowdim/reproduce"
+	"github.com/lowdim/lowdim/viz"
 )
 
 // ReportFile is the name of the markdown report inside the output directory.

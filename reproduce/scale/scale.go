@@ -18,9 +18,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/quality"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/quality"
+	"github.com/lowdim/lowdim/reproduce"
 )
 
 // RScript is the R program that runs Rtsne on a CSV (Rscript rtsne.R IN.csv OUT.csv SEED).

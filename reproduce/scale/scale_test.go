@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"lowdim/reproduce/internal/reprotest"
+	"github.com/lowdim/lowdim/reproduce/internal/reprotest"
 )
 
 func TestSlopeOfAPowerLaw(t *testing.T) {
@@ -95,7 +95,7 @@ func buildLowdim(t *testing.T) string {
 		t.Skipf("no go tool on the PATH to build lowdim: %v", err)
 	}
 	bin := filepath.Join(t.TempDir(), "lowdim")
-	out, err := exec.Command(goTool, "build", "-o", bin, "lowdim/cmd/lowdim").CombinedOutput()
+	out, err := exec.Command(goTool, "build", "-o", bin, "github.com/lowdim/lowdim/cmd/lowdim").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}

@@ -8,7 +8,7 @@ import (
 	"gonum.org/v1/gonum/graph/path"
 	"gonum.org/v1/gonum/graph/simple"
 
-	"lowdim/baseline/internal/golden"
+	"github.com/lowdim/lowdim/baseline/internal/golden"
 )
 
 // gonumGraph is g as a gonum weighted undirected graph.

@@ -6,8 +6,8 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/modelio"
-	"lowdim/modelio/modeliotest"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/modelio/modeliotest"
 )
 
 func sample() *Model {

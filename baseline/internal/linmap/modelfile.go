@@ -3,8 +3,8 @@ package linmap
 import (
 	"math"
 
-	"lowdim/dataset"
-	"lowdim/modelio"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/modelio"
 )
 
 // Model files: kind "linmap", payload layout 1 — the method name, the H means, W (D×H) and the

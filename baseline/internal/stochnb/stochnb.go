@@ -28,7 +28,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/affinity"
+	"github.com/lowdim/lowdim/affinity"
 )
 
 // block is the number of rows a worker takes at a time.

@@ -4,8 +4,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"lowdim/dataset"
-	"lowdim/internal/shared/sharedtest"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 )
 
 // MNIST returns the first n rows of MNIST's training set from ../shared/data/mnist (the

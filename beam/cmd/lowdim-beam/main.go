@@ -26,8 +26,8 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 
-	"lowdim/beam/pipeline"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/beam/pipeline"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 const usage = `usage: lowdim-beam COMMAND [flags] GLOB...

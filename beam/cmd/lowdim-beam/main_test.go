@@ -13,8 +13,8 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
-	"lowdim/beam/pipeline"
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/beam/pipeline"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 func TestMain(m *testing.M) {

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"lowdim/internal/shared"
+	"github.com/lowdim/lowdim/internal/shared"
 )
 
 // Dir returns ../shared next to the module root, skipping t when it (or its data/) is absent.

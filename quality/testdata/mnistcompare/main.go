@@ -24,10 +24,10 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"lowdim/dataset"
-	"lowdim/internal/blas"
-	"lowdim/linproj"
-	"lowdim/quality"
+	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/blas"
+	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // procs is GOMAXPROCS in force.

@@ -4,7 +4,7 @@ package reprotest
 
 import (
 	"bytes"
-	"lowdim/reproduce"
+	"github.com/lowdim/lowdim/reproduce"
 	"math"
 	"os"
 	"path/filepath"

@@ -14,7 +14,7 @@ import (
 	"os"
 	"strconv"
 
-	"lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset"
 )
 
 func main() {
