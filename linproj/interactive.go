@@ -773,3 +773,24 @@ func (s *Session) Suggest() int {
 	}
 	return arg
 }
+
+// Factors returns the parts of the embedding that only the selection and the method fix:
+// u_i = base_i + C ax_i (see Embedding), with base n×D row-major (nil under LSP, whose prior
+// mean is 0) and ax n×m row-major, m the number of control points. A move changes only the
+// D×m coefficients C (Coefficients), so a client that holds the factors redraws a move from
+// D·m numbers instead of n·D positions. The slices are the session's own and stay valid until
+// the selection or the method changes; the caller must not modify them.
+func (s *Session) Factors() (base, ax []float64, m int) {
+	s.prepare()
+	m = len(s.records)
+	return s.base, s.ax[:s.n*m], m
+}
+
+// Coefficients appends C = Y_m − M X_mᵀ (D×m, row-major) to dst and returns it: with
+// Factors, the embedding is u_i = base_i + C ax_i.
+func (s *Session) Coefficients(dst []float64) []float64 {
+	if len(s.records) == 0 {
+		return dst
+	}
+	return append(dst, s.coef.RawMatrix().Data[:s.dim*len(s.records)]...)
+}

@@ -501,3 +501,58 @@ func TestManyMovesStayExact(t *testing.T) {
 		}
 	}
 }
+
+// The factors and coefficients rebuild the embedding bit for bit (the same products in the
+// same order as Embedding), under both methods, after moves and after the selection changes:
+// the page's move answers carry only the coefficients and rely on this.
+func TestFactorsRebuildTheEmbedding(t *testing.T) {
+	x := dataset.Digits().X
+	s := start(t, Interactive{Normalize: NormalizeZScore}, x)
+	rng := rand.New(rand.NewPCG(3, 4))
+	check := func(what string) {
+		t.Helper()
+		want := embedding(s)
+		base, ax, m := s.Factors()
+		c := s.Coefficients(nil)
+		if len(c) != 2*m {
+			t.Fatalf("%s: %d coefficients for %d control points", what, len(c), m)
+		}
+		n := x.RawMatrix().Rows
+		for i := 0; i < n; i++ {
+			for d := 0; d < 2; d++ {
+				v := 0.0
+				if base != nil {
+					v = base[2*i+d]
+				}
+				for k := 0; k < m; k++ {
+					v += c[d*m+k] * ax[i*m+k]
+				}
+				if v != want.At(i, d) {
+					t.Fatalf("%s: record %d coordinate %d rebuilt as %v, Embedding says %v", what, i, d, v, want.At(i, d))
+				}
+			}
+		}
+	}
+	check("no control points")
+	for _, r := range []int{5, 100, 900} {
+		if err := s.SetControl(r, []float64{rng.NormFloat64(), rng.NormFloat64()}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("three control points")
+	if err := s.Move(100, []float64{2, -3}); err != nil {
+		t.Fatal(err)
+	}
+	check("after a move")
+	if err := s.SetMethod(LSP); err != nil {
+		t.Fatal(err)
+	}
+	if base, _, _ := s.Factors(); base != nil {
+		t.Errorf("LSP has a base embedding; its prior mean is 0")
+	}
+	check("LSP")
+	if err := s.Remove(5); err != nil {
+		t.Fatal(err)
+	}
+	check("LSP after a removal")
+}

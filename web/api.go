@@ -413,26 +413,35 @@ func (h *Handler) applyPendingLocked(s *session) {
 	s.pending = nil
 	s.pmu.Unlock()
 	for _, m := range ms {
-		m.err = h.applyLocked(s, func(lin *linproj.Session) error { return lin.Move(m.record, m.pos) })
+		m.err = h.applyLocked(s, true, func(lin *linproj.Session) error { return lin.Move(m.record, m.pos) })
 	}
 }
 
 // applyLocked applies fn to the session's projection and bumps its revision. A change that
 // would place a record beyond float32's range (the answer's type) is undone and refused, so
 // that the page is never sent ±Inf. s.mu must be held.
-func (h *Handler) applyLocked(s *session, fn func(lin *linproj.Session) error) error {
+//
+// A move (move true) keeps the selection, so the factors of the view (GET …/basis) stay;
+// every other change starts a new basis. A move is checked by a bound on the positions, so
+// that a move answered with coefficients costs O(D·m) and not O(n·D); only when the bound
+// fails are the positions computed to decide.
+func (h *Handler) applyLocked(s *session, move bool, fn func(lin *linproj.Session) error) error {
 	recs, pos := s.lin.Controls()
 	method := s.lin.Method()
 	if err := fn(s.lin); err != nil {
 		return err
 	}
 	s.rev++
-	if !h.renderLocked(s) {
+	if !move {
+		s.basis++
+	}
+	if !(move && h.boundedLocked(s)) && !h.renderLocked(s) {
 		v := maxAbs(s.y)
 		// Undo: the same method and control points as before (an O(m³) refactor, only here).
 		s.lin.SetMethod(method)
 		s.lin.SetControls(recs, pos)
 		s.rev++
+		s.basis++
 		return errorf(http.StatusBadRequest, `"pos": this placement would put records at %g, beyond the float32 range of the view (±3.4e38): expected a placement nearer the others`, v)
 	}
 	return nil
@@ -450,7 +459,7 @@ func (h *Handler) change(w http.ResponseWriter, r *http.Request, s *session, v a
 	s.mu.Lock()
 	h.applyPendingLocked(s)
 	defer s.mu.Unlock()
-	if err := h.applyLocked(s, fn); err != nil {
+	if err := h.applyLocked(s, false, fn); err != nil {
 		return err
 	}
 	h.writePositionsLocked(w, s)
@@ -479,6 +488,10 @@ func (h *Handler) postControl(w http.ResponseWriter, r *http.Request, s *session
 // newest move, instead of a queue that grows, and the server spends neither a computation
 // nor an n×2 answer on a position already left behind.
 func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) error {
+	coef, err := answerForm(r)
+	if err != nil {
+		return err
+	}
 	var c controlJSON
 	if err := h.decode(w, r, &c); err != nil {
 		return err
@@ -522,6 +535,13 @@ func (h *Handler) postMove(w http.ResponseWriter, r *http.Request, s *session) e
 		w.Header().Set("X-Lowdim-Coalesced", "true")
 		w.Header().Set("X-Lowdim-Revision", strconv.Itoa(rev))
 		w.WriteHeader(http.StatusNoContent)
+		return nil
+	case coef:
+		b := h.coefAnswerLocked(s)
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		w.Write(b)
 		return nil
 	}
 	buf := answerPool.Get().(*bytes.Buffer)

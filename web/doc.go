@@ -79,7 +79,12 @@
 //	POST   /api/sessions/{id}/control        {"record": i, "pos": [x, y]} → positions (pin, or move a pinned one)
 //	POST   /api/sessions/{id}/move           {"record": i, "pos": [x, y]} → positions (a pinned record only),
 //	                                         or 204 with X-Lowdim-Coalesced: true when a newer move of
-//	                                         the record replaced it before it was applied
+//	                                         the record replaced it before it was applied;
+//	                                         ?answer=coef → {revision, basis, method, controls, dim,
+//	                                         coef}: C (D×m) of u_i = base_i + C·ax_i (the page's form)
+//	GET    /api/sessions/{id}/basis          the factors of the view: base (n×D, when X-Lowdim-Base
+//	                                         is 1) then ax (n×m), little-endian float64;
+//	                                         X-Lowdim-Basis names them (bumped by every change but a move)
 //	POST   /api/sessions/{id}/remove         {"record": i} → positions
 //	POST   /api/sessions/{id}/method         {"method": "mle" | "lsp"} → positions (control points kept)
 //	POST   /api/sessions/{id}/reset          {} or no body → positions (no control points)
@@ -114,7 +119,10 @@
 // The server coalesces too, for clients that do not wait: moves of a session that arrive while
 // it is busy wait, and a newer move of the same record replaces a waiting one (the newest
 // wins: the one replaced is answered 204, the newer with the view). So under overload a view
-// lags its pointer by about one computation of that session, not by a queue.
+// lags its pointer by about one computation of that session, not by a queue. The page asks for
+// each move's answer as coefficients (factors.go): the view is linear in the control points'
+// positions, so it fetches the factors once per selection and rebuilds the n positions from
+// D·m numbers per move, bit for bit the float32 positions the server would send.
 //
 // # Measured
 //
@@ -137,6 +145,15 @@
 //     2.1 s. Server and clients spend 0.11–0.15 ms of CPU per move on the digits and 1.7–2.0 ms
 //     on 100,000 rows (an 800 kB answer), so the 2 cores alone would carry the 6,000 moves a
 //     second of the digits and about 1,100 views a second at n = 100,000 (11 per session).
+//   - The same benchmark with moves answered as coefficients (BenchmarkLoad's …/coef, as the
+//     page asks; 2026-11-25, no nice, load average 1.8–2.1 from other jobs; three runs, all
+//     with 0 errors), side by side with …/positions in the same runs: n = 100,000, p50/p99
+//     3.6/9.5–11.9 ms, p99 lag 38–213 ms (positions: 0.44–0.57/0.70–0.88 s, lag 0.88–1.14
+//     s); the digits p99 12–28 ms, lag 12–30 ms. The clients' rebuild (a page's own work in
+//     its own browser, O(n·D·m)) is left out of that lag and timed apart: 1–6 ms per answer at
+//     n = 100,000 with 100 sessions' factors in memory. With the 100 clients rebuilding every
+//     answer in this process too (…/coef+rebuild: the work of 100 browsers on the server's
+//     2 cores), n = 100,000 lag p99 400–417 ms.
 //   - A new session at n = 100,000 (normalised copy, covariance, PCA prior): 0.35 s.
 //   - In headless chromium (Debian 156, --disable-gpu: software rendering), dragging a point
 //     with one pointer event per animation frame for 5 s (BenchmarkBrowserDrag, medians of 5):

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -28,6 +30,14 @@ type loadConfig struct {
 	sessions, inflight int
 	rate               float64
 	dur                time.Duration
+	// coef: each move is answered with its coefficients (POST …/move?answer=coef), and the
+	// client rebuilds the n positions from the factors it fetched once (GET …/basis), as the
+	// page does; otherwise every answer carries the n×2 float32 positions.
+	coef bool
+	// rebuild (coef runs): the clients rebuild the positions from each answer in this process.
+	// Without it an answer counts as shown when it arrives, and the rebuild (a page's own work,
+	// O(n·D·m) in its browser) is timed separately: loadResult.rebuild.
+	rebuild bool
 }
 
 // loadResult is what a load run measured.
@@ -41,16 +51,77 @@ type loadResult struct {
 	peakRSS   int64         // bytes, of this process (server and clients), from VmHWM
 	cpu       time.Duration // user+system time of this process (server and clients) during the run
 	load      string        // /proc/loadavg at the end: how much of the machine others took
+	rebuild   time.Duration // coef runs: the median time of one client's rebuild, timed after the run
 	firstErr  string
 }
 
 // loadSession is one page of a load run: its moves and the answers so far.
 type loadSession struct {
 	prefix string
-	mu     sync.Mutex
-	born   []time.Time // generation time of pointer position j
-	caught int         // every position ≤ caught is shown by an answer received
-	lags   []time.Duration
+	// The factors of the view (coef runs): base n×2, ax n×m, and the basis they belong to;
+	// pos is where the client rebuilds the positions.
+	basis    string
+	base, ax []float64
+	m        int
+	pmu      sync.Mutex
+	pos      []float32
+	mu       sync.Mutex
+	born     []time.Time // generation time of pointer position j
+	caught   int         // every position ≤ caught is shown by an answer received
+	lags     []time.Duration
+}
+
+// fetchBasis fetches the session's factors (GET …/basis).
+func (s *loadSession) fetchBasis(client *http.Client, url string, n int) error {
+	resp, err := client.Get(url + s.prefix + "/basis")
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return err
+	}
+	m, _ := strconv.Atoi(resp.Header.Get("X-Lowdim-Controls"))
+	nb := 0
+	if resp.Header.Get("X-Lowdim-Base") == "1" {
+		nb = 2 * n
+	}
+	if resp.StatusCode != 200 || len(b) != 8*(nb+n*m) {
+		return fmt.Errorf("basis: status %d, %d bytes for n %d, m %d", resp.StatusCode, len(b), n, m)
+	}
+	v := make([]float64, len(b)/8)
+	for i := range v {
+		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+	}
+	s.basis, s.base, s.ax, s.m, s.pos = resp.Header.Get("X-Lowdim-Basis"), v[:nb], v[nb:], m, make([]float32, 2*n)
+	return nil
+}
+
+// rebuild redraws the session's positions from a move's coefficients, as the page does:
+// u_i = base_i + C ax_i, in Embedding's order, rounded to float32.
+func (s *loadSession) rebuild(a coefJSON) bool {
+	m := s.m
+	s.pmu.Lock()
+	defer s.pmu.Unlock()
+	c0, c1 := a.Coef[:m], a.Coef[m:]
+	for i := range len(s.pos) / 2 {
+		var v0, v1 float64
+		if len(s.base) > 0 {
+			v0, v1 = s.base[2*i], s.base[2*i+1]
+		}
+		for k, x := range s.ax[i*m : (i+1)*m] {
+			v0 += c0[k] * x
+			v1 += c1[k] * x
+		}
+		s.pos[2*i], s.pos[2*i+1] = float32(v0), float32(v1)
+	}
+	return true
+}
+
+// check reports whether a move's coefficients apply to the session's factors.
+func (s *loadSession) check(a coefJSON) bool {
+	return strconv.Itoa(a.Basis) == s.basis && a.Controls == s.m && a.Dim == 2 && len(a.Coef) == 2*s.m
 }
 
 // answered records that an answer showing position j (or a newer one) arrived at t.
@@ -129,6 +200,9 @@ func runLoad(tb testing.TB, h *Handler, n int, cfg loadConfig) loadResult {
 						return fmt.Errorf("pin %d: %d", r, resp.StatusCode)
 					}
 				}
+				if cfg.coef {
+					return ss[k].fetchBasis(client, srv.URL, n)
+				}
 				return nil
 			}()
 			if err != nil {
@@ -151,14 +225,26 @@ func runLoad(tb testing.TB, h *Handler, n int, cfg loadConfig) loadResult {
 	)
 	send := func(s *loadSession, j int, pos [2]float64) {
 		t0 := time.Now()
-		resp, err := post(s.prefix+"/move", fmt.Sprintf(`{"record": 2, "pos": [%.6f, %.6f]}`, pos[0], pos[1]))
+		path := s.prefix + "/move"
+		if cfg.coef {
+			path += "?answer=coef"
+		}
+		resp, err := post(path, fmt.Sprintf(`{"record": 2, "pos": [%.6f, %.6f]}`, pos[0], pos[1]))
 		ok, coalesced, msg := false, false, ""
 		if err == nil {
-			nb := drain(resp.Body)
-			resp.Body.Close()
 			coalesced = resp.StatusCode == http.StatusNoContent && resp.Header.Get("X-Lowdim-Coalesced") == "true"
-			ok = resp.StatusCode == 200 && nb == int64(8*n) || coalesced
-			msg = fmt.Sprintf("status %d, %d bytes", resp.StatusCode, nb)
+			if cfg.coef && resp.StatusCode == 200 {
+				var a coefJSON
+				err := json.NewDecoder(resp.Body).Decode(&a)
+				ok = err == nil && s.check(a) && (!cfg.rebuild || s.rebuild(a))
+				msg = fmt.Sprintf("status 200, coefficients %+v (%v) for basis %s", a, err, s.basis)
+				drain(resp.Body)
+			} else {
+				nb := drain(resp.Body)
+				ok = resp.StatusCode == 200 && nb == int64(8*n) || coalesced
+				msg = fmt.Sprintf("status %d, %d bytes", resp.StatusCode, nb)
+			}
+			resp.Body.Close()
 		} else {
 			msg = err.Error()
 		}
@@ -247,6 +333,16 @@ func runLoad(tb testing.TB, h *Handler, n int, cfg loadConfig) loadResult {
 	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
 		res.load = strings.Join(strings.Fields(string(b))[:3], " ")
 	}
+	if cfg.coef {
+		var rb []time.Duration
+		for _, s := range ss {
+			t0 := time.Now()
+			s.rebuild(coefJSON{Coef: make([]float64, 2*s.m)})
+			rb = append(rb, time.Since(t0))
+		}
+		slices.Sort(rb)
+		res.rebuild = q(rb, 0.5)
+	}
 	return res
 }
 
@@ -301,27 +397,32 @@ func BenchmarkLoad(b *testing.B) {
 		{"digits", dataset.Digits},
 		{"n=100000", func() *dataset.Set { return synthetic(100000, 50, 10, 1) }},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			d := c.data()
-			h := newHandler(b, Config{Data: d, MaxSessions: cfg.sessions, MaxClientSessions: cfg.sessions})
-			for i := 0; i < b.N; i++ {
-				r := runLoad(b, h, d.Len(), cfg)
-				b.Logf("%s: %d sessions × %g moves/s × %v, %d in flight: %d moves, %d requests, %d errors (%s), %d coalesced; latency p50 %v p99 %v; lag p99 %v; peak RSS %d MB; CPU %.0f µs per request (server and clients); load average %s",
-					c.name, cfg.sessions, cfg.rate, cfg.dur, cfg.inflight, r.moves, r.requests, r.errors, r.firstErr, r.coalesced,
-					r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.lagP99.Round(10*time.Microsecond), r.peakRSS>>20,
-					float64(r.cpu.Microseconds())/float64(max(r.requests, 1)), r.load)
-				b.ReportMetric(float64(r.requests), "requests")
-				b.ReportMetric(float64(r.errors), "errors")
-				b.ReportMetric(float64(r.p50.Microseconds())/1e3, "p50-ms")
-				b.ReportMetric(float64(r.p99.Microseconds())/1e3, "p99-ms")
-				b.ReportMetric(float64(r.lagP99.Microseconds())/1e3, "lag-p99-ms")
-				b.ReportMetric(float64(r.peakRSS>>20), "peak-RSS-MB")
-				b.ReportMetric(float64(r.cpu.Microseconds())/float64(max(r.requests, 1)), "cpu-µs/request")
-				// Sessions stay for the next iteration; fresh ones would be refused at the cap.
-				h.mu.Lock()
-				clear(h.sessions)
-				h.mu.Unlock()
-			}
-		})
+		for _, form := range []string{"positions", "coef+rebuild", "coef"} {
+			b.Run(c.name+"/"+form, func(b *testing.B) {
+				d := c.data()
+				cfg := cfg
+				cfg.coef = form != "positions"
+				cfg.rebuild = form == "coef+rebuild"
+				h := newHandler(b, Config{Data: d, MaxSessions: cfg.sessions, MaxClientSessions: cfg.sessions})
+				for i := 0; i < b.N; i++ {
+					r := runLoad(b, h, d.Len(), cfg)
+					b.Logf("%s, answers as %s: %d sessions × %g moves/s × %v, %d in flight: %d moves, %d requests, %d errors (%s), %d coalesced; latency p50 %v p99 %v; lag p99 %v; peak RSS %d MB; CPU %.0f µs per request (server and clients); one client's rebuild %v; load average %s",
+						c.name, form, cfg.sessions, cfg.rate, cfg.dur, cfg.inflight, r.moves, r.requests, r.errors, r.firstErr, r.coalesced,
+						r.p50.Round(10*time.Microsecond), r.p99.Round(10*time.Microsecond), r.lagP99.Round(10*time.Microsecond), r.peakRSS>>20,
+						float64(r.cpu.Microseconds())/float64(max(r.requests, 1)), r.rebuild.Round(time.Microsecond), r.load)
+					b.ReportMetric(float64(r.requests), "requests")
+					b.ReportMetric(float64(r.errors), "errors")
+					b.ReportMetric(float64(r.p50.Microseconds())/1e3, "p50-ms")
+					b.ReportMetric(float64(r.p99.Microseconds())/1e3, "p99-ms")
+					b.ReportMetric(float64(r.lagP99.Microseconds())/1e3, "lag-p99-ms")
+					b.ReportMetric(float64(r.peakRSS>>20), "peak-RSS-MB")
+					b.ReportMetric(float64(r.cpu.Microseconds())/float64(max(r.requests, 1)), "cpu-µs/request")
+					// Sessions stay for the next iteration; fresh ones would be refused at the cap.
+					h.mu.Lock()
+					clear(h.sessions)
+					h.mu.Unlock()
+				}
+			})
+		}
 	}
 }

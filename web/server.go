@@ -146,6 +146,9 @@ type session struct {
 	finite  bool      // every position in buf is finite as a float32
 	u       []float64 // uncertainty buffer
 	rev     int       // bumped on every change of the view
+	basis   int       // bumped on every change but a move: the factors of the view (GET …/basis) change
+	bound   viewBound // for the move check without positions (factors.go)
+	coef    []float64 // scratch for the coefficients
 	live    *liveFit  // the session's live NeRV fit, if any
 	sel     []int32   // the selected records, increasing (nil: none)
 	selView int       // the view the selection was drawn in
@@ -321,6 +324,7 @@ func (h *Handler) routes() {
 	m.HandleFunc("POST /api/sessions", h.createSession)
 	m.HandleFunc("DELETE /api/sessions/{id}", h.deleteSession)
 	m.HandleFunc("GET /api/sessions/{id}/positions", h.withSession(h.getPositions))
+	m.HandleFunc("GET /api/sessions/{id}/basis", h.withSession(h.getBasis))
 	m.HandleFunc("GET /api/sessions/{id}/controls", h.withSession(h.getControls))
 	m.HandleFunc("POST /api/sessions/{id}/control", h.withSession(h.postControl))
 	m.HandleFunc("POST /api/sessions/{id}/move", h.withSession(h.postMove))

@@ -66,6 +66,10 @@ try {
   // What the page draws is what the API answers.
   const api = await page.evaluate(async () => Array.from(new Float32Array(await (await fetch(`api/sessions/${window.lowdim.state.id}/positions`)).arrayBuffer())));
   assert.deepEqual(after, api, 'the page shows the positions the API answers');
+  // ... and it drew the drag from the moves' coefficients and the factors it fetched once
+  // (u_i = base_i + C·ax_i): bit for bit the server's float32 positions, checked just above.
+  const basis = await page.evaluate(() => window.lowdim.state.basis && { m: window.lowdim.state.basis.m, n: window.lowdim.state.basis.ax.length });
+  assert.deepEqual(basis, { m: 1, n }, 'the page holds the factors of one control point (GET …/basis)');
 
   // Export: the download is the view at full precision, with the labels.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#export-embedding')]);
