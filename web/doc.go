@@ -153,7 +153,9 @@
 //     its own browser, O(n·D·m)) is left out of that lag and timed apart: 1–6 ms per answer at
 //     n = 100,000 with 100 sessions' factors in memory. With the 100 clients rebuilding every
 //     answer in this process too (…/coef+rebuild: the work of 100 browsers on the server's
-//     2 cores), n = 100,000 lag p99 400–417 ms.
+//     2 cores), n = 100,000 lag p99 400–417 ms. In Chromium (BenchmarkBrowserDrag, n = 100,000,
+//     three interleaved runs against the page before, load average about 2): 32.8–47.8
+//     projection updates/s (median 38.4) against 25.0–37.2 (31.8), 59–60 frames/s both.
 //   - A new session at n = 100,000 (normalised copy, covariance, PCA prior): 0.35 s.
 //   - In headless chromium (Debian 156, --disable-gpu: software rendering), dragging a point
 //     with one pointer event per animation frame for 5 s (BenchmarkBrowserDrag, medians of 5):
