@@ -109,9 +109,10 @@ type Embedder struct {
 	// search (its rows must match the data's).
 	GraphK int
 	Graph  *neighbors.Graph
-	// ExactGraph searches the exact k-NN graph (neighbors.KNN, blocked products) instead of
-	// NN-descent (neighbors.ApproxKNN, the default: recall ≥ 0.98 on MNIST, several times faster
-	// at 70,000 rows; see package neighbors).
+	// ExactGraph searches the exact k-NN graph (neighbors.KNN, blocked products) at any n.
+	// Without it the search is exact up to ExactGraphMax rows and NN-descent
+	// (neighbors.ApproxKNN: recall ≥ 0.98 on MNIST, several times faster at 70,000 rows; see
+	// package neighbors) above.
 	ExactGraph bool
 	// PCADims: on the approximate path, rows with more features are first reduced to this many
 	// principal components, and neighbours are searched there (Rtsne's default, and what
