@@ -154,7 +154,12 @@ func exitStatus(err error, stderr io.Writer) int {
 	case errors.Is(err, errUsage):
 		return 2
 	}
-	if errors.Is(err, context.Canceled) {
+	var ia *interruptedAfter
+	switch {
+	case errors.As(err, &ia):
+		fmt.Fprintln(stderr, "lowdim:", ia)
+		return 1
+	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "lowdim: interrupted; no output was written")
 		return 1
 	}

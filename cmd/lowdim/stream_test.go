@@ -2,6 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,5 +164,47 @@ func TestTransformWritesNumPyAndParquet(t *testing.T) {
 		if name != "y.npy" && strings.Join(got.ClassNames, ",") != strings.Join(want.ClassNames, ",") {
 			t.Errorf("%s: classes %v, want %v", name, got.ClassNames, want.ClassNames)
 		}
+	}
+}
+
+// cancelOnWrite cancels a context at its first write: Ctrl-C arriving while a filter is
+// streaming its rows out.
+type cancelOnWrite struct {
+	bytes.Buffer
+	cancel context.CancelFunc
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel()
+	return w.Buffer.Write(p)
+}
+
+// A streaming transform interrupted after rows reached standard output says how many, not
+// "no output was written" (which it used to say, although the rows were already out).
+func TestTransformInterruptedSaysWhatWasWritten(t *testing.T) {
+	dir := t.TempDir()
+	train := blobFile(t, dir, "train.csv", 90, 6, 3, false)
+	model := filepath.Join(dir, "pca.lowdim")
+	if _, stderr, status := runCLI(t, "", "embed", "-model", model, "-o", filepath.Join(dir, "y.csv"), train); status != 0 {
+		t.Fatal(stderr)
+	}
+	rows := blobFile(t, dir, "new.csv", 4000, 6, 3, false)
+	in, err := os.Open(rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	out := &cancelOnWrite{cancel: cancel}
+	err = run(ctx, []string{"transform", "-model", model, "-chunk", "256", "-"}, in, out, io.Discard)
+	var stderr bytes.Buffer
+	if status := exitStatus(err, &stderr); status != 1 {
+		t.Fatalf("exit status %d (%v)", status, err)
+	}
+	lines := strings.Count(out.String(), "\n")
+	msg := stderr.String()
+	if lines < 2 || strings.Contains(msg, "no output was written") || !strings.Contains(msg, fmt.Sprintf("the header and %d rows had been written to standard output", lines-1)) {
+		t.Errorf("%d lines written, stderr %q", lines, msg)
 	}
 }

@@ -90,6 +90,9 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	} else if *out == "" || *out == "-" {
 		// Standard output is written as the blocks come: a filter cannot hold its output back.
 		st, err = stream.Transform(ctx, e.stdout, s, mapRows, opt)
+		if st.Rows > 0 && errors.Is(err, context.Canceled) { // the header went with the first rows
+			err = &interruptedAfter{err: err, rows: st.Rows, header: !opt.NoHeader}
+		}
 	} else {
 		outs := newOutputs(ctx, e)
 		defer outs.discard()
@@ -110,6 +113,25 @@ func runTransform(ctx context.Context, e *env, args []string) error {
 	tally.report(e.stderr)
 	return nil
 }
+
+// interruptedAfter is a streaming transform to standard output stopped by a signal: what it
+// wrote stays written (a filter cannot take it back), so the message must not say that nothing
+// was.
+type interruptedAfter struct {
+	err    error
+	rows   int
+	header bool
+}
+
+func (e *interruptedAfter) Error() string {
+	what := fmt.Sprintf("%d rows", e.rows)
+	if e.header {
+		what = "the header and " + what
+	}
+	return "interrupted after " + what + " had been written to standard output"
+}
+
+func (e *interruptedAfter) Unwrap() error { return e.err }
 
 // collect maps s and returns the embedding (as y.X) and a Set of the rows' labels and names.
 func collect(ctx context.Context, s *dataset.Stream, fn stream.Func, opt stream.Options) (*dataset.Set, *dataset.Set, stream.Stats, error) {
