@@ -794,3 +794,33 @@ func (s *Session) Coefficients(dst []float64) []float64 {
 	}
 	return append(dst, s.coef.RawMatrix().Data[:s.dim*len(s.records)]...)
 }
+
+// Prepared is the part of an interactive projection that only the data and the settings fix —
+// the normalised n×H rows, Ψ, the prior mean and its embedding — computed once and shared,
+// read-only, by every session started from it. A server with many pages open on one data set
+// then holds one normalised copy instead of one per page, and a page starts in O(H) instead of
+// the O(n·H²) of Start (at n = 100,000 × 50: 0.35 s and 40 MB per page before).
+type Prepared struct {
+	proto *Session // never handed out: sessions copy its shared fields
+}
+
+// Prepare normalises x and computes what every session of these settings shares. Errors are
+// Start's.
+func (s Interactive) Prepare(ctx context.Context, x *mat.Dense) (*Prepared, error) {
+	se, err := s.Start(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{proto: se}, nil
+}
+
+// Session returns a new session with no control points on the prepared data. Sessions are
+// independent of each other (each is, as ever, not safe for concurrent use), and each behaves
+// exactly as one from Start with the same settings.
+func (p *Prepared) Session() *Session {
+	q := p.proto
+	se := &Session{method: q.method, dim: q.dim, n: q.n, h: q.h, mean: q.mean, scale: q.scale, workers: q.workers,
+		x: q.x, psi: q.psi, prior: q.prior, priorBase: q.priorBase, sigmaMLE: q.sigmaMLE, identityMLE: q.identityMLE}
+	se.applyMethod()
+	return se
+}

@@ -556,3 +556,39 @@ func TestFactorsRebuildTheEmbedding(t *testing.T) {
 	}
 	check("LSP after a removal")
 }
+
+// Sessions from one Prepared behave exactly as sessions from Start (bit for bit, through
+// selections, moves and a method change) and do not disturb each other although they share
+// the normalised data.
+func TestPreparedSessionsIndependent(t *testing.T) {
+	x := dataset.Digits().X
+	cfg := Interactive{Normalize: NormalizeZScore}
+	p, err := cfg.Prepare(context.Background(), x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := p.Session(), p.Session()
+	ref := start(t, cfg, x)
+	steps := []func(s *Session) error{
+		func(s *Session) error { return s.SetControl(10, []float64{1, 2}) },
+		func(s *Session) error { return s.SetControl(500, []float64{-1, 0}) },
+		func(s *Session) error { return s.Move(10, []float64{3, -2}) },
+		func(s *Session) error { return s.SetMethod(LSP) },
+		func(s *Session) error { return s.SetControl(1200, []float64{0, 4}) },
+	}
+	for k, step := range steps {
+		if err := step(a); err != nil {
+			t.Fatal(err)
+		}
+		if err := step(ref); err != nil {
+			t.Fatal(err)
+		}
+		if !mat.Equal(embedding(a), embedding(ref)) {
+			t.Fatalf("step %d: a prepared session departs from a started one", k)
+		}
+		// b never changes: still the PCA view of the data, equal to a fresh started session.
+		if !mat.Equal(embedding(b), embedding(start(t, cfg, x))) {
+			t.Fatalf("step %d: another session on the same prepared data changed", k)
+		}
+	}
+}

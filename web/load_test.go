@@ -376,7 +376,7 @@ func peakRSS() int64 {
 // 60 times a second, on the digits (1797×64) and on 100,000 seeded synthetic rows of 50
 // features, and reports requests, errors, the p50 and p99 latency of a move, the p99 lag of the
 // view behind the newest pointer position, and the peak RSS (of this process: server and
-// clients; the 100 sessions on 100,000 rows hold 100 normalised copies, 4 GB). Each page keeps
+// clients; the sessions share one normalised copy of the data, linproj.Prepared). Each page keeps
 // up to LOWDIM_LOAD_INFLIGHT moves under way (default 4: a client that does not wait for its
 // answers, which is what makes the server coalesce); LOWDIM_LOAD_SECONDS sets the duration
 // (default 10). Clients and server share the machine's cores.

@@ -122,6 +122,11 @@ type Handler struct {
 	qsem   chan struct{} // one quality computation at a time
 	csem   chan struct{} // projections computed at once: GOMAXPROCS
 
+	// prep is the normalised data every interactive session shares (linproj.Prepared), made
+	// by the first session under prepMu; a failed or cancelled attempt leaves it nil.
+	prepMu sync.Mutex
+	prep   *linproj.Prepared
+
 	mu       sync.Mutex
 	sessions map[string]*session
 	now      func() time.Time
@@ -470,6 +475,20 @@ func (h *Handler) fullLocked(client string) error {
 	return nil
 }
 
+// prepared returns the data's shared normalisation, making it on first use.
+func (h *Handler) prepared(ctx context.Context) (*linproj.Prepared, error) {
+	h.prepMu.Lock()
+	defer h.prepMu.Unlock()
+	if h.prep == nil {
+		p, err := h.cfg.Interactive.Prepare(ctx, h.cfg.Data.X)
+		if err != nil {
+			return nil, err
+		}
+		h.prep = p
+	}
+	return h.prep, nil
+}
+
 // newSession starts a session of client (its IP address): a fresh projection of the data (or
 // the fixed view).
 func (h *Handler) newSession(ctx context.Context, client string) (*session, error) {
@@ -481,11 +500,11 @@ func (h *Handler) newSession(ctx context.Context, client string) (*session, erro
 	}
 	s := &session{client: client, y: mat.NewDense(h.n, 2, nil), yRev: -1, bRev: -1}
 	if h.fixed == nil {
-		lin, err := h.cfg.Interactive.Start(ctx, h.cfg.Data.X)
+		p, err := h.prepared(ctx)
 		if err != nil {
 			return nil, err
 		}
-		s.lin = lin
+		s.lin = p.Session()
 	}
 	var id [16]byte
 	if _, err := rand.Read(id[:]); err != nil {
