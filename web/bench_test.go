@@ -54,8 +54,8 @@ func BenchmarkMove(b *testing.B) {
 	}
 }
 
-// BenchmarkSessionStart times POST /api/sessions: a page's own normalised copy of the data,
-// its covariance and prior (the PCA projection).
+// BenchmarkSessionStart times POST /api/sessions after the first: a page's session on the
+// shared normalised data (linproj.Prepared), its PCA view and answer.
 func BenchmarkSessionStart(b *testing.B) {
 	h := newHandler(b, Config{Data: synthetic(100000, 50, 10, 1), MaxSessions: 1})
 	b.ResetTimer()

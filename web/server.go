@@ -66,7 +66,8 @@ type Config struct {
 	Neighbors int
 	// Seed picks the quality subsample.
 	Seed uint64
-	// MaxSessions bounds the sessions alive at once (each holds a normalised copy of the data);
+	// MaxSessions bounds the sessions alive at once (each holds O(n·m) of its own beside the
+	// normalised data they share);
 	// 0 means 8. A new session beyond it is refused with 503 until an idle one expires.
 	MaxSessions int
 	// MaxClientSessions bounds the sessions of one client (one remote IP address), so that one
@@ -274,7 +275,7 @@ func New(cfg Config) (*Handler, error) {
 }
 
 // reap ends the sessions idle longer than IdleTimeout every period, until Close: an abandoned
-// page's memory (a normalised copy of the data) is returned even when no new page comes.
+// page's memory (its O(n·m) columns and buffers) is returned even when no new page comes.
 func (h *Handler) reap(period time.Duration) {
 	t := time.NewTicker(period)
 	defer t.Stop()
