@@ -186,6 +186,15 @@
 //     canvas 2D); redrawing every point each frame instead: WebGL2 100 ms and 0.57 s, canvas 2D
 //     16.7 ms and 0.15 s. On software GL the page therefore draws with canvas 2D; WebGL2 is for
 //     a real GPU, where a full redraw of a million points fits in a frame.
+//   - 3-D (BenchmarkBrowserScale/dim=3, scale.mjs: the synthetic points' first three features,
+//     orbited by one pointer event a frame for 3 s; every frame redraws every point; headless
+//     chromium, SwiftShader for WebGL2; nice 5 under a load average of 12–17 from other jobs;
+//     medians of 3). First full frame: canvas 2D 0.55 s at n = 100,000 and 0.72 s at 1,000,000,
+//     WebGL2 0.76 s and 1.52 s. One full redraw: canvas 2D 9.5 ms and 24 ms (JavaScript projects
+//     and depth-tests the points into one ImageData), WebGL2 100 ms and 0.69 s. Frame interval
+//     while orbiting: canvas 2D 16.7 ms (one frame at 60 Hz; p95 50–117 ms) at 100,000 and 33 ms
+//     (17–50; p95 33–217 ms) at 1,000,000, WebGL2 100 ms and 0.70 s. As in 2-D, software GL gets
+//     canvas 2D; on a GPU the shader's O(n) a frame is what a real card does in well under a frame.
 //   - Quality of one view on the 3000-row sample (every measure plus the per-point losses,
 //     2 workers): about 5 s; on the 1797 digits 3–4 s.
 package web
