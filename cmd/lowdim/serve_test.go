@@ -249,3 +249,26 @@ func TestServeViews(t *testing.T) {
 		t.Errorf("view 2: %d, %d bytes", resp.StatusCode, resp.ContentLength)
 	}
 }
+
+// A 3-D embedding is served as such, and -method tsne (or tnerv, nerv, with -lambda) tells the
+// page to start that live fit as it opens.
+func TestServe3DAndLive(t *testing.T) {
+	dir := t.TempDir()
+	emb3 := filepath.Join(dir, "emb3.csv")
+	if _, stderr, status := runCLI(t, "", "embed", "-dim", "3", "-o", emb3); status != 0 {
+		t.Fatal(stderr)
+	}
+	url, stop := startServe(t, "-embedding", emb3, "-method", "tnerv", "-lambda", "0.3")
+	defer stop()
+	var d struct {
+		Dims      []int `json:"dims"`
+		LiveStart *struct {
+			Variant string  `json:"variant"`
+			Lambda  float64 `json:"lambda"`
+		} `json:"live_start"`
+	}
+	if code := getJSON(t, "GET", url+"/api/data", &d); code != 200 || len(d.Dims) != 1 || d.Dims[0] != 3 ||
+		d.LiveStart == nil || d.LiveStart.Variant != "tnerv" || d.LiveStart.Lambda != 0.3 {
+		t.Errorf("GET /api/data: %d %+v", code, d)
+	}
+}
