@@ -354,3 +354,36 @@ func TestThreeDView(t *testing.T) {
 		t.Errorf("a 4-column embedding: %v", err)
 	}
 }
+
+// The input neighbours of a hover, found by workers that stop summing a row once it is beyond
+// their k-th nearest, are those of a plain scan: same records, same order, same distances.
+func TestInputNeighborsPruned(t *testing.T) {
+	d := synthetic(9000, 40, 6, 3)
+	for _, workers := range []int{1, 3} {
+		h := newHandler(t, Config{Data: d, Workers: workers, Sample: 100})
+		for _, c := range []struct{ i, k int }{{0, 1}, {4321, 10}, {8999, 100}} {
+			var top neighbors.TopK
+			h.inputNeighbors(&top, c.i, c.k)
+			got, gd := make([]int32, c.k), make([]float64, c.k)
+			top.Sorted(got, gd)
+			var ref neighbors.TopK
+			ref.Reset(c.k)
+			xi := d.X.RawRowView(c.i)
+			for j := range d.Len() {
+				if j != c.i {
+					var d2 float64
+					for f, v := range d.X.RawRowView(j) {
+						e := v - xi[f]
+						d2 += e * e
+					}
+					ref.Push(d2, int32(j))
+				}
+			}
+			want, wd := make([]int32, c.k), make([]float64, c.k)
+			ref.Sorted(want, wd)
+			if !slices.Equal(got, want) || !slices.Equal(gd, wd) {
+				t.Errorf("%d workers, record %d, k = %d: %v, a plain scan %v", workers, c.i, c.k, got, want)
+			}
+		}
+	}
+}
