@@ -425,7 +425,8 @@ func (h *Handler) getNeighbors(w http.ResponseWriter, r *http.Request, s *sessio
 }
 
 // inputNeighbors leaves in top the k nearest records of record i in the input space, exact, by
-// (squared distance, index). The rows are split among the workers, each keeping its own k
+// (squared distance, index): from hoverIndexMin rows of many features through the hover index
+// (hoverindex.go) once New has built it in the background, else by a scan. The rows are split among the workers, each keeping its own k
 // nearest, merged at the end (the order is total, so the split changes nothing); a row's sum
 // stops as soon as it exceeds the k-th smallest distance its worker has seen (partial distance
 // search: the sum only grows). The rows that are summed in full are summed in feature order, to
@@ -436,6 +437,10 @@ func (h *Handler) getNeighbors(w http.ResponseWriter, r *http.Request, s *sessio
 // search of minutes at that size; hovers stay exact.
 func (h *Handler) inputNeighbors(top *neighbors.TopK, i, k int) {
 	x := h.cfg.Data.X
+	if ix := h.hover.Load(); ix != nil {
+		ix.neighbors(x, top, i, k)
+		return
+	}
 	xi := x.RawRowView(i)
 	workers := h.cfg.Workers
 	if workers <= 0 {

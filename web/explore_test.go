@@ -387,3 +387,45 @@ func TestInputNeighborsPruned(t *testing.T) {
 		}
 	}
 }
+
+// The hover index answers a scan's neighbours (same records, order and distances): on seeded
+// blobs, on rows with many duplicates and ties (the digits' small integers, repeated), and with
+// directions that are no principal axes at all (m as small as 1).
+func TestHoverIndex(t *testing.T) {
+	dig := dataset.Digits()
+	twice := mat.NewDense(2*dig.Len(), dig.Dim(), nil)
+	for i := range twice.RawMatrix().Rows {
+		twice.SetRow(i, dig.X.RawRowView(i%dig.Len()))
+	}
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+		m    int
+	}{{"blobs", synthetic(5000, 80, 6, 4).X, 8}, {"digits twice", twice, 16}, {"one direction", synthetic(3000, 20, 3, 5).X, 1}} {
+		ix := newHoverIndex(c.x, c.m)
+		n, _ := c.x.Dims()
+		for _, q := range []struct{ i, k int }{{0, 1}, {n / 3, 10}, {n - 1, 100}} {
+			var top, ref neighbors.TopK
+			ix.neighbors(c.x, &top, q.i, q.k)
+			got, gd := make([]int32, q.k), make([]float64, q.k)
+			top.Sorted(got, gd)
+			ref.Reset(q.k)
+			xi := c.x.RawRowView(q.i)
+			for j := range n {
+				if j != q.i {
+					var d2 float64
+					for f, v := range c.x.RawRowView(j) {
+						e := v - xi[f]
+						d2 += e * e
+					}
+					ref.Push(d2, int32(j))
+				}
+			}
+			want, wd := make([]int32, q.k), make([]float64, q.k)
+			ref.Sorted(want, wd)
+			if !slices.Equal(got, want) || !slices.Equal(gd, wd) {
+				t.Errorf("%s: record %d, k = %d: %v, a scan %v", c.name, q.i, q.k, got, want)
+			}
+		}
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -126,6 +127,8 @@ type Handler struct {
 	fixed  []byte   // the read-only view's positions as float32 (nil when interactive)
 	views  [][]byte // Config.Views' positions as float32
 	dims   []int    // coordinates per record of view 0, then of Config.Views: 2 or 3
+
+	hover atomic.Pointer[hoverIndex] // of a large data set, once built (hoverindex.go); nil before
 
 	cop *http.CrossOriginProtection
 
@@ -250,6 +253,10 @@ func New(cfg Config) (*Handler, error) {
 		if l := cfg.Live.Lambda; l != nil && !(*l >= 0 && *l <= 1) {
 			return nil, dataset.Invalidf("web: live fit: λ = %g is outside 0..1", *l)
 		}
+	}
+	if hd := d.Dim(); n >= hoverIndexMin && hd > 2*hoverIndexDims {
+		// Seconds at MNIST's size: in the background, hovers scanning the rows meanwhile.
+		go func() { h.hover.Store(newHoverIndex(d.X, hoverIndexDims)) }()
 	}
 	if w, ht := cfg.Image[0], cfg.Image[1]; (w != 0 || ht != 0) && (w <= 0 || ht <= 0 || w*ht != d.Dim()) {
 		return nil, dataset.Invalidf("web: an image of %d×%d pixels for rows of %d features: expected width × height = %d", w, ht, d.Dim(), d.Dim())
