@@ -964,26 +964,31 @@ async function showLive(st) {
   if (running) livePoll = setTimeout(() => request(api('live')).then((r) => r.json()).then(showLive).catch(showError), 250);
 }
 
+// plotCosts draws both cost terms per round, each on its own vertical scale (its range written
+// in its colour): t-SNE's precision term is many times its recall term, and on one scale the
+// recall curve would lie flat.
 function plotCosts(hist) {
   const c = $('costs'), g = c.getContext('2d'), W = c.width, H = c.height;
   g.clearRect(0, 0, W, H);
   if (!hist.length) return;
-  const vals = hist.flatMap((h) => [h.precision, h.recall]);
-  const lo = Math.min(...vals), hi = Math.max(...vals), m = Math.max(hist.length - 1, 1);
-  const X = (k) => 6 + (W - 12) * k / m, Y = (v) => H - 14 - (H - 28) * (v - lo) / ((hi - lo) || 1);
+  const m = Math.max(hist.length - 1, 1), X = (k) => 6 + (W - 12) * k / m;
   g.strokeStyle = '#bbb'; g.fillStyle = '#666'; g.font = '10px system-ui';
   hist.forEach((h, k) => {
-    if (k && h.lambda !== hist[k - 1].lambda) { g.beginPath(); g.moveTo(X(k), 10); g.lineTo(X(k), H - 12); g.stroke(); g.fillText(`λ ${h.lambda}`, X(k) + 2, 20); }
+    if (k && h.lambda !== hist[k - 1].lambda) { g.beginPath(); g.moveTo(X(k), 22); g.lineTo(X(k), H - 12); g.stroke(); g.fillText(`λ ${h.lambda}`, X(k) + 2, 32); }
   });
-  for (const [key, colour] of [['precision', '#c000c0'], ['recall', '#e07000']]) {
+  for (const [key, colour, at] of [['precision', '#c000c0', 6], ['recall', '#e07000', W / 2]]) {
+    const v = hist.map((h) => h[key]).filter(Number.isFinite);
+    if (!v.length) continue;
+    const lo = Math.min(...v), hi = Math.max(...v);
+    const Y = (x) => H - 14 - (H - 40) * (x - lo) / ((hi - lo) || 1);
     g.strokeStyle = colour; g.lineWidth = 1.5;
     g.beginPath();
     hist.forEach((h, k) => (k ? g.lineTo(X(k), Y(h[key])) : g.moveTo(X(k), Y(h[key]))));
     g.stroke();
+    g.fillStyle = colour; g.fillText(`${fmt(lo)} – ${fmt(hi)}`, at, 10);
   }
   g.fillStyle = '#c000c0'; g.fillText('precision KL(q‖p)', 6, H - 2);
   g.fillStyle = '#e07000'; g.fillText('recall KL(p‖q)', 110, H - 2);
-  g.fillStyle = '#666'; g.fillText(fmt(hi), W - 50, 10);
 }
 
 $('lambda').oninput = () => { $('lambda-value').textContent = (+$('lambda').value).toFixed(2); };
