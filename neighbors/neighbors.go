@@ -560,6 +560,15 @@ func (h *TopK) Push(d float64, j int32) {
 // Len returns the number of kept pairs.
 func (h *TopK) Len() int { return len(h.idx) }
 
+// Bound returns the largest kept distance once h holds k pairs (a pair farther than it is
+// never kept), +Inf before.
+func (h *TopK) Bound() float64 {
+	if len(h.idx) < h.k {
+		return math.Inf(1)
+	}
+	return h.d[0]
+}
+
 func (h *TopK) swap(a, b int) {
 	h.idx[a], h.idx[b] = h.idx[b], h.idx[a]
 	h.d[a], h.d[b] = h.d[b], h.d[a]

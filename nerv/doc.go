@@ -97,6 +97,15 @@
 // (approx_gauss.go derives the terms; the weights of NeRV's two halves nearly cancel, so the
 // kernel must be flat across a far cell).
 //
+// Continuing a fit (run.go). Fit on the approximate path cannot be resumed: given its own
+// result as Start it would run early exaggeration again (and restart the optimiser's momentum and
+// gains), and recompute the k-NN graph and P. Embedder.Begin returns a Run that keeps all of it —
+// the input probabilities, the layout, the optimiser state and the iteration count — and Step
+// advances it any number of iterations at a time: exaggeration happens once, in the first
+// ExaggerationIterations of the Run, and a Run stepped in pieces computes Fit's layout bit for
+// bit (TestRunEqualsFit; SetLambda, as Fit's t-NeRV phase, restarts the optimiser from the
+// current layout). lowdim serve's live t-SNE and t-NeRV fits run on it above ApproxMin rows.
+//
 // Why not Gaussian NeRV. Its output kernel uses the input's σ_i on the mean-normalised layout, and
 // σ_i is not small against the layout: on MNIST σ_i² is 0.01–0.1 of the squared mean distance
 // (median 0.055 at n = 3,000, 0.043 at 10,000), so in any 2-D map a row's Gaussian reaches 15 %

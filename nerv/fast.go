@@ -87,8 +87,23 @@ func (e Embedder) theta() float64 {
 	return e.Theta
 }
 
-// fitApprox is fit on the approximate path (package documentation, "At scale").
-func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n int, k float64, dim int, lam float64, workers int) (*Result, error) {
+// approxInput is what the approximate path computes before it optimises: the input
+// probabilities on the k-NN graph and what the start and a Map need.
+type approxInput struct {
+	x      *mat.Dense // the rows, nil when only distances or a graph were given
+	g      *neighbors.Graph
+	mean   float64
+	rowSq  []float64
+	sp     *sparseP
+	start  *mat.Dense // PCA coordinates to start from, when the reduction made them
+	pca    *linproj.PCAModel
+	graphK int
+}
+
+// prepareApprox computes the approximate path's input: the k-NN graph (from the rows, reduced to
+// PCADims principal components, or from Distances, or e.Graph) and the joint (t-SNE, t-NeRV) or
+// conditional (NeRV) probabilities on it; logs keeps their logarithms (sparseP).
+func (e Embedder) prepareApprox(ctx context.Context, d *dataset.Set, who string, n int, k float64, dim int, logs bool, workers int) (*approxInput, error) {
 	if dim > 3 {
 		return nil, dataset.Invalidf("%s: the approximate path embeds in 1 to 3 dimensions, not %d; use the exact path (-exact)", who, dim)
 	}
@@ -156,16 +171,32 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 	if dups := graphDuplicates(g); dups > 0 && e.Warn != nil {
 		e.Warn(fmt.Sprintf("%s: %d pairs of points are at distance 0 (duplicate rows): each is the other's nearest neighbour with equal probability; NeRV will pull them together", who, dups))
 	}
-	student := e.Variant == StudentT
 	if rowSq == nil && x != nil {
 		rowSq = rowSquares(x)
 	}
-	sp, err := newSparseP(ctx, g, mean, k, e.Calibration, student, !student || lam < 1, rowSq, workers)
+	sp, err := newSparseP(ctx, g, mean, k, e.Calibration, e.Variant == StudentT, logs, rowSq, workers)
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Sigma2: sp.sigma2, Storage: fmt.Sprintf("k-NN graph (k = %d, %d probabilities), Barnes–Hut θ = %g", g.K, sp.entries, e.theta())}
-	graphK := g.K // so that the graph (1 GB at 10⁶ rows, k = 90) is dead once P is built
+	return &approxInput{x: x, g: g, mean: mean, rowSq: rowSq, sp: sp, start: start, pca: pca, graphK: g.K}, nil
+}
+
+// storage describes the approximate path's input for Result.Storage.
+func (e Embedder) storage(sp *sparseP, graphK int) string {
+	return fmt.Sprintf("k-NN graph (k = %d, %d probabilities), Barnes–Hut θ = %g", graphK, sp.entries, e.theta())
+}
+
+// fitApprox is fit on the approximate path (package documentation, "At scale").
+func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n int, k float64, dim int, lam float64, workers int) (*Result, error) {
+	student := e.Variant == StudentT
+	in, err := e.prepareApprox(ctx, d, who, n, k, dim, !student || lam < 1, workers)
+	if err != nil {
+		return nil, err
+	}
+	// Locals, not in's fields: the graph (1 GB at 10⁶ rows, k = 90) is dead once P is built
+	// unless NeRV's t-SNE start needs it.
+	x, g, mean, rowSq, sp, start, pca, graphK := in.x, in.g, in.mean, in.rowSq, in.sp, in.start, in.pca, in.graphK
+	res := &Result{Sigma2: sp.sigma2, Storage: e.storage(sp, graphK)}
 	var y []float64
 	if student || e.Start == nil {
 		// NeRV starts from the t-SNE layout of the same graph (see gaussApprox).
@@ -237,21 +268,7 @@ func reducePCA(ctx context.Context, x *mat.Dense, dims int) (*mat.Dense, *linpro
 // aug, if not nil, returns the input probabilities augmented with the layout's output neighbours
 // (sparseP.augment); it is called before the first evaluation and every augmentEvery after.
 func (e Embedder) runStudent(ctx context.Context, a *approx, y []float64, exagIters int, aug func(y []float64) (*sparseP, error), res *Result) error {
-	n := a.n
-	s := gdSchedule{iters: e.Iterations, exagIters: exagIters, exag: e.Exaggeration, lr: e.LearningRate}
-	if s.iters <= 0 || e.Variant == Gaussian {
-		s.iters = DefaultApproxIterations
-	}
-	if s.exagIters == 0 {
-		s.exagIters = DefaultExagIterations
-	}
-	s.exagIters = max(s.exagIters, 0)
-	if s.exag == 0 {
-		s.exag = DefaultExaggeration
-	}
-	if s.lr <= 0 {
-		s.lr = math.Max(float64(n)/s.exag, 200)
-	}
+	s := e.schedule(a.n, exagIters)
 	eval := a.eval
 	var augErr error
 	if aug != nil {
@@ -278,6 +295,26 @@ func (e Embedder) runStudent(ctx context.Context, a *approx, y []float64, exagIt
 	res.Cost, res.Precision, res.Recall = a.eval(y, make([]float64, len(y)), 1)
 	res.Iterations, res.Evaluations = it, it+1
 	return nil
+}
+
+// schedule returns the gradient-descent schedule of n rows with exagIters iterations of early
+// exaggeration (0 means the default, negative none).
+func (e Embedder) schedule(n, exagIters int) gdSchedule {
+	s := gdSchedule{iters: e.Iterations, exagIters: exagIters, exag: e.Exaggeration, lr: e.LearningRate}
+	if s.iters <= 0 || e.Variant == Gaussian {
+		s.iters = DefaultApproxIterations
+	}
+	if s.exagIters == 0 {
+		s.exagIters = DefaultExagIterations
+	}
+	s.exagIters = max(s.exagIters, 0)
+	if s.exag == 0 {
+		s.exag = DefaultExaggeration
+	}
+	if s.lr <= 0 {
+		s.lr = math.Max(float64(n)/s.exag, 200)
+	}
+	return s
 }
 
 // augmentEvery is the number of iterations between two updates of the output neighbours that

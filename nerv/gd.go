@@ -30,20 +30,39 @@ const (
 // runGD optimises y in place; eval returns the cost and writes the gradient at y with the
 // attraction scaled by its third argument. The cost returned is the one before the last step.
 func runGD(ctx context.Context, y []float64, dim int, s gdSchedule, eval func(y, g []float64, exag float64) (float64, float64, float64), progress lowdim.Progress) (cost, prec, rec float64, iters int, err error) {
-	n := len(y) / dim
-	grad := make([]float64, len(y))
-	upd := make([]float64, len(y))
-	gains := make([]float64, len(y))
-	for k := range gains {
-		gains[k] = 1
-	}
+	g := newGD(len(y), s)
 	total := s.exagIters + s.iters
-	for it := range total {
+	cost, prec, rec, err = g.run(ctx, y, dim, total, total, eval, progress)
+	return cost, prec, rec, g.it, err
+}
+
+// gdState is the optimiser between two iterations: the schedule, the last update (momentum),
+// the per-coordinate gains and the number of iterations done, which decides whether the next
+// one is exaggerated. Continuing from it is the same as never having stopped.
+type gdState struct {
+	s                gdSchedule
+	grad, upd, gains []float64
+	it               int
+}
+
+func newGD(size int, s gdSchedule) *gdState {
+	g := &gdState{s: s, grad: make([]float64, size), upd: make([]float64, size), gains: make([]float64, size)}
+	for k := range g.gains {
+		g.gains[k] = 1
+	}
+	return g
+}
+
+// run advances y by iterations until g.it = to, reporting ("nerv", g.it, total) after each.
+func (g *gdState) run(ctx context.Context, y []float64, dim, to, total int, eval func(y, g []float64, exag float64) (float64, float64, float64), progress lowdim.Progress) (cost, prec, rec float64, err error) {
+	n := len(y) / dim
+	s, grad, upd, gains := g.s, g.grad, g.upd, g.gains
+	for ; g.it < to; g.it++ {
 		if err := ctx.Err(); err != nil {
-			return 0, 0, 0, it, err
+			return 0, 0, 0, err
 		}
 		exag, mom := 1.0, momentumLate
-		if it < s.exagIters {
+		if g.it < s.exagIters {
 			exag, mom = s.exag, momentumEarly
 		}
 		cost, prec, rec = eval(y, grad, exag)
@@ -68,7 +87,7 @@ func runGD(ctx context.Context, y []float64, dim int, s gdSchedule, eval func(y,
 				y[i*dim+d] -= m
 			}
 		}
-		progress.Report("nerv", it+1, total)
+		progress.Report("nerv", g.it+1, total)
 	}
-	return cost, prec, rec, total, nil
+	return cost, prec, rec, nil
 }

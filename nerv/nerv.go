@@ -188,18 +188,27 @@ func (e Embedder) fit(ctx context.Context, d *dataset.Set) (*Result, error) {
 	return e.fitNamed(ctx, d, e.name())
 }
 
-// fitNamed is fit with who naming the method in errors.
-func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Result, error) {
+// settings are an Embedder's settings resolved for a data set (zero fields: their defaults).
+type settings struct {
+	n, dim, workers int
+	k, lam          float64
+	budget          int64
+	x               *mat.Dense
+}
+
+// resolve checks e's settings against d and resolves their defaults; who names the method in errors.
+func (e Embedder) resolve(d *dataset.Set, who string) (settings, error) {
+	var st settings
 	lam := e.lambda()
 	if math.IsNaN(lam) || lam < 0 || lam > 1 {
-		return nil, dataset.Invalidf("%s: λ = %g is outside [0, 1]", who, lam)
+		return st, dataset.Invalidf("%s: λ = %g is outside [0, 1]", who, lam)
 	}
 	dim := e.Dim
 	if dim == 0 {
 		dim = 2
 	}
 	if dim < 1 {
-		return nil, dataset.Invalidf("%s: output dimension %d is not positive", who, dim)
+		return st, dataset.Invalidf("%s: output dimension %d is not positive", who, dim)
 	}
 	k := e.Perplexity
 	if k == 0 {
@@ -218,7 +227,7 @@ func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Re
 		x = d.X
 	}
 	if e.Distances == nil && x == nil {
-		return nil, dataset.Invalidf("%s: no data", who)
+		return st, dataset.Invalidf("%s: no data", who)
 	}
 	n := 0
 	if e.Distances != nil {
@@ -227,11 +236,22 @@ func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Re
 		n, _ = x.Dims()
 	}
 	if n < 3 {
-		return nil, dataset.Invalidf("%s: needs at least 3 points, have %d", who, n)
+		return st, dataset.Invalidf("%s: needs at least 3 points, have %d", who, n)
 	}
 	if math.IsNaN(k) || k <= 1 || k >= float64(n-1) {
-		return nil, dataset.Invalidf("%s: %g effective neighbours: expected more than 1 and fewer than n−1 = %d (the other points)", who, k, n-1)
+		return st, dataset.Invalidf("%s: %g effective neighbours: expected more than 1 and fewer than n−1 = %d (the other points)", who, k, n-1)
 	}
+	st = settings{n: n, dim: dim, workers: workers, k: k, lam: lam, budget: budget, x: x}
+	return st, nil
+}
+
+// fitNamed is fit with who naming the method in errors.
+func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Result, error) {
+	st, err := e.resolve(d, who)
+	if err != nil {
+		return nil, err
+	}
+	n, dim, workers, k, lam, budget, x := st.n, st.dim, st.workers, st.k, st.lam, st.budget, st.x
 	if e.approxFor(n) {
 		if e.Variant == Gaussian && lam < 1 {
 			return nil, dataset.Invalidf("%s: λ = %g has no approximate path: NeRV's precision term needs the input log p of every pair under each output Gaussian, and with the input's σ_i on the mean-normalised layout that Gaussian covers a tenth of all points or more, far beyond any k-NN graph; with a floor standing in for the rest the fit games the floor (first 3,000 MNIST digits, λ = 0.1: smoothed precision loss 5.29 approximate, 3.64 exact, 4.43 t-SNE). Use the exact path (-exact, O(n²) per step), tnerv for the precision–recall trade-off at scale, or λ = 1 (sne)", who, lam)

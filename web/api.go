@@ -25,6 +25,7 @@ import (
 	"github.com/lowdim/lowdim/linproj"
 	"github.com/lowdim/lowdim/modelio"
 	"github.com/lowdim/lowdim/neighbors"
+	"github.com/lowdim/lowdim/nerv"
 	"github.com/lowdim/lowdim/quality"
 )
 
@@ -119,25 +120,34 @@ func (h *Handler) decode(w http.ResponseWriter, r *http.Request, v any) error {
 
 // dataJSON describes the data set and the page's settings (GET /api/data).
 type dataJSON struct {
-	Title     string   `json:"title"`
-	N         int      `json:"n"`
-	H         int      `json:"h"`
-	Features  []string `json:"features"`
-	Classes   []string `json:"classes"`
-	Labelled  bool     `json:"labelled"`
-	ReadOnly  bool     `json:"read_only"`
-	Method    string   `json:"method"`
-	Sample    int      `json:"quality_rows"`
-	Sampled   bool     `json:"quality_sampled"`
-	Neighbors int      `json:"neighbors"`
-	MaxBody   int64    `json:"max_body"`
-	MaxCtrl   int      `json:"max_controls"`
-	MaxCoord  float64  `json:"max_coord"`
-	Views     []string `json:"views"`           // the views' names, the main one first
-	Image     []int    `json:"image,omitempty"` // width and height of a row's picture
-	Words     bool     `json:"words"`           // rows are word counts
-	Names     bool     `json:"has_names"`       // rows have names
-	LiveMax   int      `json:"live_max"`        // the most records a live fit takes
+	Title     string         `json:"title"`
+	N         int            `json:"n"`
+	H         int            `json:"h"`
+	Features  []string       `json:"features"`
+	Classes   []string       `json:"classes"`
+	Labelled  bool           `json:"labelled"`
+	ReadOnly  bool           `json:"read_only"`
+	Method    string         `json:"method"`
+	Sample    int            `json:"quality_rows"`
+	Sampled   bool           `json:"quality_sampled"`
+	Neighbors int            `json:"neighbors"`
+	MaxBody   int64          `json:"max_body"`
+	MaxCtrl   int            `json:"max_controls"`
+	MaxCoord  float64        `json:"max_coord"`
+	Views     []string       `json:"views"`                // the views' names, the main one first
+	Dims      []int          `json:"dims"`                 // the views' coordinates per record (2 or 3), likewise
+	Image     []int          `json:"image,omitempty"`      // width and height of a row's picture
+	Words     bool           `json:"words"`                // rows are word counts
+	Names     bool           `json:"has_names"`            // rows have names
+	LiveMax   int            `json:"live_max"`             // the most records a live NeRV fit takes
+	LiveFast  int            `json:"live_max_fast"`        // and a live t-NeRV or t-SNE fit
+	LiveStart *liveStartJSON `json:"live_start,omitempty"` // the live fit each page starts with
+}
+
+// liveStartJSON is Config.Live for the page.
+type liveStartJSON struct {
+	Variant string  `json:"variant"`
+	Lambda  float64 `json:"lambda"`
 }
 
 func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
@@ -146,9 +156,25 @@ func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
 		Title: h.cfg.Title, N: h.n, H: d.Dim(), Features: d.FeatureNames, Classes: d.ClassNames,
 		Labelled: d.Labels != nil, ReadOnly: h.fixed != nil, Method: h.cfg.Interactive.Method.String(),
 		Sample: h.quality(), Sampled: h.sample != nil, Neighbors: h.cfg.Neighbors, MaxBody: h.cfg.MaxBody,
-		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord, Views: h.viewNames(), Words: h.cfg.Words, Names: d.RowNames != nil, LiveMax: LiveMax,
+		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord, Views: h.viewNames(), Dims: h.dims, Words: h.cfg.Words, Names: d.RowNames != nil, LiveMax: LiveMax, LiveFast: LiveMaxFast, LiveStart: h.liveStart(),
 		Image: imageDims(h.cfg.Image),
 	})
+}
+
+// liveStart returns Config.Live for the page, nil when no fit starts by itself.
+func (h *Handler) liveStart() *liveStartJSON {
+	l := h.cfg.Live
+	if l.Variant == "" {
+		return nil
+	}
+	out := &liveStartJSON{Variant: l.Variant, Lambda: nerv.DefaultLambda}
+	switch {
+	case l.Variant == "tsne":
+		out.Lambda = 1
+	case l.Lambda != nil:
+		out.Lambda = *l.Lambda
+	}
+	return out
 }
 
 func imageDims(im [2]int) []int {
@@ -691,7 +717,7 @@ func (h *Handler) getQuality(w http.ResponseWriter, r *http.Request, s *session)
 	stop := context.AfterFunc(h.ctx, cancel)
 	defer stop()
 	m := h.quality()
-	ys := mat.NewDense(m, 2, nil)
+	ys := mat.NewDense(m, h.dims[0], nil)
 	s.mu.Lock()
 	h.applyPendingLocked(s) // what the page shows: after its latest move
 	if s.cancelQuality != nil {

@@ -22,6 +22,7 @@ import (
 
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/quality"
 )
 
 // The browser tests drive Debian's chromium (headless, --disable-gpu: software rendering) with
@@ -239,9 +240,56 @@ func TestBrowserExplore(t *testing.T) {
 	}
 }
 
+// In a real browser, with WebGL2 and with canvas 2D (threed.mjs): the digits' 3-D PCA map
+// beside their 2-D one — orbit, zoom and reset, a lasso compared with the server's answer for
+// the camera the page sends, hover and the trustworthiness colouring. The script's measure of
+// T(k) is checked against package quality on the same map.
+func TestBrowser3D(t *testing.T) {
+	node, chromium := browserTools(t)
+	d := dataset.Digits()
+	pca := func(dim int) *mat.Dense {
+		m, err := linproj.PCA{Dim: dim}.Fit(context.Background(), d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.Embedding()
+	}
+	y3 := pca(3)
+	h := newHandler(t, Config{Data: d, Embedding: y3, EmbeddingName: "pca3.csv", Views: []View{{Name: "pca2.csv", Y: pca(2)}}, Image: [2]int{8, 8}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	res := runNode(t, node, chromium, "threed.mjs", srv.URL+"/", out, 4*time.Minute)
+	t.Logf("%s", res)
+	var r map[string]struct {
+		Selected        int
+		Hovered         int
+		Trustworthiness float64
+	}
+	if err := json.Unmarshal(res, &r); err != nil || len(r) != 2 {
+		t.Fatalf("result %s: %v", res, err)
+	}
+	// The server measures the map it was given (float64), as package quality does.
+	T, err := quality.Trustworthiness(context.Background(), d.X, y3, quality.Options{Neighbors: h.cfg.Neighbors})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, x := range r {
+		if math.Abs(x.Trustworthiness-T[h.cfg.Neighbors-1]) > 1e-9 {
+			t.Errorf("%s: the page shows T = %v, quality.Trustworthiness %v", name, x.Trustworthiness, T[h.cfg.Neighbors-1])
+		}
+	}
+	for _, f := range []string{"threed-orbit-webgl2.png", "threed-lasso-2d.png", "threed-hover-2d.png"} {
+		if _, err := os.Stat(filepath.Join(out, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
 // scaleResult is what scale.mjs measures.
 type scaleResult struct {
 	N           int     `json:"n"`
+	Dim         int     `json:"dim"`
 	Renderer    string  `json:"renderer"`
 	FirstFrame  float64 `json:"first_frame_ms"`
 	Inked       float64 `json:"inked"`
@@ -257,15 +305,16 @@ type scaleResult struct {
 }
 
 // runScale serves n seeded synthetic records (4 features, 10 blobs) as a fixed embedding — its
-// first two features — and runs scale.mjs on them. The quality sample is kept small (500 rows)
+// first dim (2 or 3) features — and runs scale.mjs on them. The quality sample is kept small (500 rows)
 // so that its computation, which starts with the page, does not compete with the measurement.
 //
 // query is appended to the page's address: ?renderer=webgl2 or ?renderer=2d (on software GL
 // the page picks canvas 2D by itself).
-func runScale(t testing.TB, node, chromium string, n int, query string) scaleResult {
+func runScale(t testing.TB, node, chromium string, n, dim int, query string) scaleResult {
 	t.Helper()
 	d := synthetic(n, 4, 10, 1)
-	h := newHandler(t, Config{Data: d, Embedding: twoColumns(d.X), EmbeddingName: "synthetic", Sample: 500})
+	emb := mat.DenseCopyOf(d.X.Slice(0, n, 0, dim))
+	h := newHandler(t, Config{Data: d, Embedding: emb, EmbeddingName: "synthetic", Sample: 500})
 	srv := httptest.NewServer(h)
 	defer srv.Close()
 	res := runNodeEnv(t, node, chromium, "scale.mjs", srv.URL+"/", artifacts(t), 5*time.Minute, "LOWDIM_QUERY="+query)
@@ -285,7 +334,7 @@ func TestBrowserMillion(t *testing.T) {
 	}
 	node, chromium := browserTools(t)
 	for _, renderer := range []string{"webgl2", "2d"} {
-		r := runScale(t, node, chromium, 1000000, "?renderer="+renderer)
+		r := runScale(t, node, chromium, 1000000, 2, "?renderer="+renderer)
 		if r.N != 1000000 || r.Renderer != renderer {
 			t.Errorf("n %d drawn by %q, expected 1000000 by %s", r.N, r.Renderer, renderer)
 		}
@@ -303,20 +352,23 @@ func TestBrowserMillion(t *testing.T) {
 // time from the page's request to its first full frame, one full redraw, and the frame time
 // while panning as the page pans (its last full frame moved, from 200,000 points on) and
 // redrawing every point in every frame, at 100,000 and 1,000,000 points (scale.mjs), drawn by
-// WebGL2 and by canvas 2D; one iteration is one page load and twice 3 s of panning.
+// WebGL2 and by canvas 2D; one iteration is one page load and twice 3 s of panning. With dim=3
+// the map is 3-D and orbited instead (every frame a full redraw; one 3 s measure).
 //
 //	go test -run X -bench BrowserScale -benchtime 1x -count 3 ./web
+//	go test -run X -bench 'BrowserScale/dim=3' -benchtime 1x -count 3 ./web
 func BenchmarkBrowserScale(b *testing.B) {
 	node, chromium := browserTools(b)
 	for _, c := range []struct {
-		n        int
+		dim, n   int
 		renderer string
-	}{{100000, "webgl2"}, {100000, "2d"}, {1000000, "webgl2"}, {1000000, "2d"}} {
+	}{{2, 100000, "webgl2"}, {2, 100000, "2d"}, {2, 1000000, "webgl2"}, {2, 1000000, "2d"},
+		{3, 100000, "webgl2"}, {3, 100000, "2d"}, {3, 1000000, "webgl2"}, {3, 1000000, "2d"}} {
 		n := c.n
-		b.Run(fmt.Sprintf("n=%d/%s", n, c.renderer), func(b *testing.B) {
+		b.Run(fmt.Sprintf("dim=%d/n=%d/%s", c.dim, n, c.renderer), func(b *testing.B) {
 			var first, render, med, p95, full float64
 			for i := 0; i < b.N; i++ {
-				r := runScale(b, node, chromium, n, "?renderer="+c.renderer)
+				r := runScale(b, node, chromium, n, c.dim, "?renderer="+c.renderer)
 				first += r.FirstFrame
 				render += r.Render
 				med += r.FrameMedian
@@ -369,6 +421,24 @@ func TestBrowserLive(t *testing.T) {
 	out := artifacts(t)
 	t.Logf("%s", runNode(t, node, chromium, "live.mjs", srv.URL+"/", out, 4*time.Minute))
 	if _, err := os.Stat(filepath.Join(out, "live.png")); err != nil {
+		t.Error(err)
+	}
+}
+
+// In a real browser: a live t-SNE fit of 10,000 records on the approximate path, started by the
+// server's Config.Live as lowdim serve -method tsne does (livefast.mjs): progress, the cost
+// falling, pause, resume, stop. A minute or more on the loaded test machine: skipped under -short.
+func TestBrowserLiveFast(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 10,000-record live t-SNE fit: not under -short")
+	}
+	node, chromium := browserTools(t)
+	h := newHandler(t, Config{Data: synthetic(10000, 20, 10, 7), Sample: 500, Live: LiveStart{Variant: "tsne"}})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	out := artifacts(t)
+	t.Logf("%s", runNode(t, node, chromium, "livefast.mjs", srv.URL+"/", out, 6*time.Minute))
+	if _, err := os.Stat(filepath.Join(out, "livefast.png")); err != nil {
 		t.Error(err)
 	}
 }

@@ -6,19 +6,30 @@ import (
 	"encoding/csv"
 	"math"
 	"net/http"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lowdim/lowdim/neighbors"
 )
 
-// View is a fixed two-dimensional view of the data shown beside the main one (Config.Views).
+// View is a fixed two- or three-dimensional view of the data shown beside the main one
+// (Config.Views).
 type View struct {
 	Name string     // what the page calls it (a file name, a method)
-	Y    *mat.Dense // n×2 positions
+	Y    *mat.Dense // n×2 or n×3 positions
+}
+
+// viewDim returns the coordinates per record of view v (the live fit's is 2-D).
+func (h *Handler) viewDim(v int) int {
+	if v < len(h.dims) {
+		return h.dims[v]
+	}
+	return 2
 }
 
 // viewPositionsLocked returns the float32 positions of view v (0: the session's view, then
@@ -83,10 +94,31 @@ func (h *Handler) getViewPositions(w http.ResponseWriter, r *http.Request) {
 // maxPolygon bounds the vertices of a selection polygon.
 const maxPolygon = 4096
 
-// selectJSON is the body of POST …/select: a polygon in the data coordinates of a view.
+// selectJSON is the body of POST …/select: a polygon in the data coordinates of a 2-D view,
+// or in the screen pixels of a 3-D view with the camera that drew it.
 type selectJSON struct {
 	View    int         `json:"view"`
 	Polygon [][]float64 `json:"polygon"`
+	Camera  []float64   `json:"camera"`
+}
+
+// camera is the projection of a 3-D view to its screen: the 3×4 matrix P, row-major, that maps a
+// point (x, y, z) to (u, v, w) = P·(x, y, z, 1), drawn at the pixel (u/w, v/w); w is its depth,
+// and a point at w ≤ 0 (at or behind the eye) is not on the screen. The page sends the matrix it
+// draws with, so that the server selects what the user saw without knowing how the page orbits
+// and zooms (the request stays a few numbers, whatever n; sending the n projected positions
+// instead would make it n×8 bytes, 8 MB at a million records).
+type camera [12]float64
+
+// project returns the screen position and depth of (x, y, z). Each product is rounded before it is
+// added (the conversions forbid fused multiply–adds) and the sums run left to right, as
+// JavaScript evaluates P[0]*x + P[1]*y + P[2]*z + P[3]: the page and the server project the same
+// float32 positions to the same float64 pixels.
+func (c *camera) project(x, y, z float64) (sx, sy, w float64) {
+	u := float64(c[0]*x) + float64(c[1]*y) + float64(c[2]*z) + c[3]
+	v := float64(c[4]*x) + float64(c[5]*y) + float64(c[6]*z) + c[7]
+	w = float64(c[8]*x) + float64(c[9]*y) + float64(c[10]*z) + c[11]
+	return u / w, v / w, w
 }
 
 // inPolygon reports whether (x, y) lies inside the polygon (xs, ys) by the even–odd rule: a
@@ -107,14 +139,22 @@ func inPolygon(xs, ys []float64, x, y float64) bool {
 	return in
 }
 
-// selectRows returns the records of the float32 positions pos inside the polygon, increasing.
-func selectRows(pos []byte, xs, ys []float64) []int32 {
+// selectRows returns the records of the float32 positions pos (dim coordinates each) inside the
+// polygon, increasing: in the data coordinates of a 2-D view (cam nil), or on the screen of a
+// 3-D view as cam projects it.
+func selectRows(pos []byte, dim int, cam *camera, xs, ys []float64) []int32 {
 	x0, x1 := slices.Min(xs), slices.Max(xs)
 	y0, y1 := slices.Min(ys), slices.Max(ys)
 	var rows []int32
-	for i := 0; 8*i < len(pos); i++ {
-		x := float64(math.Float32frombits(binary.LittleEndian.Uint32(pos[8*i:])))
-		y := float64(math.Float32frombits(binary.LittleEndian.Uint32(pos[8*i+4:])))
+	at := func(k int) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(pos[4*k:]))) }
+	for i := 0; 4*dim*i < len(pos); i++ {
+		x, y := at(dim*i), at(dim*i+1)
+		if cam != nil {
+			var w float64
+			if x, y, w = cam.project(x, y, at(dim*i+2)); !(w > 0) {
+				continue
+			}
+		}
 		if x >= x0 && x <= x1 && y >= y0 && y <= y1 && inPolygon(xs, ys, x, y) {
 			rows = append(rows, int32(i))
 		}
@@ -136,6 +176,17 @@ func (h *Handler) postSelect(w http.ResponseWriter, r *http.Request, s *session)
 	if len(b.Polygon) > maxPolygon || len(b.Polygon) > 0 && len(b.Polygon) < 3 {
 		return errorf(http.StatusBadRequest, `"polygon" has %d vertices: expected 3..%d (or none, to clear the selection)`, len(b.Polygon), maxPolygon)
 	}
+	var cam *camera
+	dim := h.viewDim(b.View)
+	switch {
+	case len(b.Polygon) == 0:
+	case dim == 3 && len(b.Camera) != len(camera{}):
+		return errorf(http.StatusBadRequest, `"camera": view %d is 3-D: expected the 12 numbers of its 3×4 projection, found %d`, b.View, len(b.Camera))
+	case dim == 3:
+		cam = (*camera)(b.Camera)
+	case b.Camera != nil:
+		return errorf(http.StatusBadRequest, `"camera": view %d is 2-D: expected no camera (the polygon is in its data coordinates)`, b.View)
+	}
 	xs, ys := make([]float64, len(b.Polygon)), make([]float64, len(b.Polygon))
 	for k, p := range b.Polygon {
 		if len(p) != 2 {
@@ -154,7 +205,7 @@ func (h *Handler) postSelect(w http.ResponseWriter, r *http.Request, s *session)
 		if !ok {
 			return errorf(http.StatusBadRequest, `"view": %d is the live fit's, and there is none`, b.View)
 		}
-		rows = selectRows(pos, xs, ys)
+		rows = selectRows(pos, dim, cam, xs, ys)
 		if rows == nil {
 			rows = []int32{}
 		}
@@ -354,20 +405,7 @@ func (h *Handler) getNeighbors(w http.ResponseWriter, r *http.Request, s *sessio
 	k = min(k, h.n-1)
 	out := neighborsJSON{Record: i, K: k, Input: make([]int32, k), Distances: make([]float64, k)}
 	var top neighbors.TopK
-	top.Reset(k)
-	x := h.cfg.Data.X
-	xi := x.RawRowView(i)
-	for j := 0; j < h.n; j++ {
-		if j == i {
-			continue
-		}
-		var d2 float64
-		for c, v := range x.RawRowView(j) {
-			t := v - xi[c]
-			d2 += t * t
-		}
-		top.Push(d2, int32(j))
-	}
+	h.inputNeighbors(&top, i, k)
 	top.Sorted(out.Input, out.Distances)
 	for c, d2 := range out.Distances {
 		out.Distances[c] = math.Sqrt(d2)
@@ -378,7 +416,7 @@ func (h *Handler) getNeighbors(w http.ResponseWriter, r *http.Request, s *sessio
 	}
 	for v := 0; v <= len(h.views)+1; v++ {
 		if pos, ok := h.viewPositionsLocked(s, v); ok {
-			out.Views = append(out.Views, nearestInView(pos, i, k, &top))
+			out.Views = append(out.Views, nearestInView(pos, h.viewDim(v), i, k, &top))
 		}
 	}
 	s.mu.Unlock()
@@ -386,18 +424,88 @@ func (h *Handler) getNeighbors(w http.ResponseWriter, r *http.Request, s *sessio
 	return nil
 }
 
-// nearestInView returns the k nearest records of record i in float32 positions pos.
-func nearestInView(pos []byte, i, k int, top *neighbors.TopK) []int32 {
-	at := func(j int) (float64, float64) {
-		return float64(math.Float32frombits(binary.LittleEndian.Uint32(pos[8*j:]))),
-			float64(math.Float32frombits(binary.LittleEndian.Uint32(pos[8*j+4:])))
+// inputNeighbors leaves in top the k nearest records of record i in the input space, exact, by
+// (squared distance, index): from hoverIndexMin rows of many features through the hover index
+// (hoverindex.go) once New has built it in the background, else by a scan. The rows are split among the workers, each keeping its own k
+// nearest, merged at the end (the order is total, so the split changes nothing); a row's sum
+// stops as soon as it exceeds the k-th smallest distance its worker has seen (partial distance
+// search: the sum only grows). The rows that are summed in full are summed in feature order, to
+// the value a plain scan finds. On the 60,000 MNIST training digits a query takes 0.10 s against
+// 0.15–0.17 s for the plain scan (3 rounds of 10 queries, 2 cores under a load average of 11):
+// the scan reads 376 MB of rows a query, and is bound by memory more than by arithmetic. The k-NN
+// graph would answer without the scan, but only approximately (NN-descent) or after an exact
+// search of minutes at that size; hovers stay exact.
+func (h *Handler) inputNeighbors(top *neighbors.TopK, i, k int) {
+	x := h.cfg.Data.X
+	if ix := h.hover.Load(); ix != nil {
+		ix.neighbors(x, top, i, k)
+		return
 	}
+	xi := x.RawRowView(i)
+	workers := h.cfg.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	workers = max(1, min(workers, h.n/2048))
+	tops := make([]neighbors.TopK, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t := &tops[w]
+			t.Reset(k)
+			bound := math.Inf(1)
+			for j := w * h.n / workers; j < (w+1)*h.n/workers; j++ {
+				if j == i {
+					continue
+				}
+				row := x.RawRowView(j)
+				var d2 float64
+				c := 0
+				for ; c < len(row); c++ {
+					e := row[c] - xi[c]
+					d2 += e * e
+					if c&15 == 15 && d2 > bound {
+						break
+					}
+				}
+				if c < len(row) {
+					continue // beyond the k-th nearest: no need of the rest
+				}
+				t.Push(d2, int32(j))
+				if t.Len() == k {
+					bound = t.Bound()
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	top.Reset(k)
-	xi, yi := at(i)
-	for j := 0; 8*j < len(pos); j++ {
+	idx, d := make([]int32, k), make([]float64, k)
+	for w := range tops {
+		n := tops[w].Len()
+		tops[w].Sorted(idx[:n], d[:n])
+		for m := range n {
+			top.Push(d[m], idx[m])
+		}
+	}
+}
+
+// nearestInView returns the k nearest records of record i in float32 positions pos, dim
+// coordinates each: in a 3-D view, its neighbours in space (those the embedding keeps), not on
+// one screen projection of it.
+func nearestInView(pos []byte, dim, i, k int, top *neighbors.TopK) []int32 {
+	at := func(k int) float64 { return float64(math.Float32frombits(binary.LittleEndian.Uint32(pos[4*k:]))) }
+	top.Reset(k)
+	for j := 0; 4*dim*j < len(pos); j++ {
 		if j != i {
-			x, y := at(j)
-			top.Push((x-xi)*(x-xi)+(y-yi)*(y-yi), int32(j))
+			var d2 float64
+			for c := range dim {
+				t := at(dim*j+c) - at(dim*i+c)
+				d2 += t * t
+			}
+			top.Push(d2, int32(j))
 		}
 	}
 	idx, d := make([]int32, top.Len()), make([]float64, top.Len())

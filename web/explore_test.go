@@ -243,3 +243,189 @@ func TestRecordTopAndImage(t *testing.T) {
 		t.Errorf("top=101: %d", r.Code)
 	}
 }
+
+// threeColumns returns features 20, 28 and 36 of x (pixels near the middle of the digits) as
+// a 3-D view.
+func threeColumns(x *mat.Dense) *mat.Dense {
+	n, _ := x.Dims()
+	y := mat.NewDense(n, 3, nil)
+	for i := range n {
+		y.Set(i, 0, x.At(i, 20))
+		y.Set(i, 1, x.At(i, 28))
+		y.Set(i, 2, x.At(i, 36))
+	}
+	return y
+}
+
+// A 3-D embedding: its positions are n×3, the page is told so, the server selects on the screen
+// through the camera the page sends, and the view's neighbours are those in space.
+func TestThreeDView(t *testing.T) {
+	d := dataset.Digits()
+	y3, y2 := threeColumns(d.X), twoColumns(d.X)
+	h := newHandler(t, Config{Data: d, Embedding: y3, Views: []View{{Name: "flat", Y: y2}, {Name: "3-D again", Y: y3}}})
+	s := newSession(t, h)
+	var meta dataJSON
+	if err := json.Unmarshal(call(t, h, "GET", "/api/data", "", "").Body.Bytes(), &meta); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(meta.Dims, []int{3, 2, 3}) {
+		t.Errorf("dims %v, expected [3 2 3]", meta.Dims)
+	}
+	if got := float32s(t, call(t, h, "GET", s+"/positions", "", ""), 3); !mat.Equal(got, y3) { // small integers: exact
+		t.Error("the 3-D positions are not the embedding given")
+	}
+
+	// A camera looking down the z axis from z = 100 (w = 100 − z), focal length 10 pixels,
+	// centred on pixel (50, 60): (x, y, z) goes to (50 + 10x/w, 60 − 10y/w). Its polygon: the
+	// pixels x in 49.9..50.55, y in 59.05..60.25 (a box; pixel values are integers 0..16 and w
+	// 84..100, so that no point falls on its edges).
+	cam := `[10, 0, -50, 5000,  0, -10, -60, 6000,  0, 0, -1, 100]`
+	rec := postJSON(t, h, s+"/select", `{"view": 0, "polygon": [[49.9, 59.05], [50.55, 59.05], [50.55, 60.25], [49.9, 60.25]], "camera": `+cam+`}`)
+	if rec.Code != http.StatusOK {
+		t.Fatalf("select: %d %s", rec.Code, rec.Body)
+	}
+	got := int32s(t, rec.Body.Bytes())
+	var want []int32
+	for i := range d.Len() {
+		x, y, z := y3.At(i, 0), y3.At(i, 1), y3.At(i, 2)
+		w := 100 - z
+		if sx, sy := 50+10*x/w, 60-10*y/w; sx >= 49.9 && sx <= 50.55 && sy >= 59.05 && sy <= 60.25 {
+			want = append(want, int32(i))
+		}
+	}
+	if len(want) == 0 || len(want) == d.Len() || !slices.Equal(got, want) {
+		t.Errorf("selected %d rows, expected the %d projected into the box", len(got), len(want))
+	}
+	// The same camera on view 2 (the same positions) selects the same; behind the eye, nothing.
+	if rec := postJSON(t, h, s+"/select", `{"view": 2, "polygon": [[49.9, 59.05], [50.55, 59.05], [50.55, 60.25], [49.9, 60.25]], "camera": `+cam+`}`); !slices.Equal(int32s(t, rec.Body.Bytes()), want) {
+		t.Errorf("view 2: %d %s", rec.Code, rec.Body)
+	}
+	behind := `[10, 0, -50, 5000,  0, -10, -60, 6000,  0, 0, -1, -1]` // w = −1 − z < 0 for every pixel value
+	if rec := postJSON(t, h, s+"/select", `{"view": 0, "polygon": [[-1e9, -1e9], [1e9, -1e9], [1e9, 1e9], [-1e9, 1e9]], "camera": `+behind+`}`); rec.Code != http.StatusOK || len(rec.Body.Bytes()) != 0 {
+		t.Errorf("behind the eye: %d, %d bytes", rec.Code, len(rec.Body.Bytes()))
+	}
+	for _, bad := range []string{
+		`{"view": 0, "polygon": [[0, 0], [1, 1], [1, 0]]}`,                         // 3-D without a camera
+		`{"view": 0, "polygon": [[0, 0], [1, 1], [1, 0]], "camera": [1, 2, 3]}`,    // too short
+		`{"view": 1, "polygon": [[0, 0], [1, 1], [1, 0]], "camera": ` + cam + `}`,  // a camera for a 2-D view
+		`{"view": 0, "polygon": [[0, 0], [1, 1], [1, 0]], "camera": [1e999` + `]}`, // no number
+	} {
+		if rec := postJSON(t, h, s+"/select", bad); rec.Code != http.StatusBadRequest {
+			t.Errorf("%s: %d %s", bad, rec.Code, rec.Body)
+		}
+	}
+
+	// Neighbours in each view: in space for the 3-D ones.
+	g3, err := neighbors.KNN(context.Background(), y3, 6, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g2, err := neighbors.KNN(context.Background(), y2, 6, neighbors.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, i := range []int{3, 900} {
+		var nb neighborsJSON
+		if err := json.Unmarshal(call(t, h, "GET", s+"/neighbors/"+strconv.Itoa(i)+"?k=6", "", "").Body.Bytes(), &nb); err != nil {
+			t.Fatal(err)
+		}
+		i3, _ := g3.Row(i)
+		i2, _ := g2.Row(i)
+		if len(nb.Views) != 3 || !slices.Equal(nb.Views[0], i3) || !slices.Equal(nb.Views[1], i2) || !slices.Equal(nb.Views[2], i3) {
+			t.Errorf("record %d: view neighbours %v, expected %v, %v, %v", i, nb.Views, i3, i2, i3)
+		}
+	}
+
+	// Quality is measured in 3-D: T(k) of the view equals package quality's on y3.
+	var q qualityJSON
+	if err := json.Unmarshal(call(t, h, "GET", s+"/quality", "", "").Body.Bytes(), &q); err != nil {
+		t.Fatal(err)
+	}
+	T, err := quality.Trustworthiness(context.Background(), d.X, y3, quality.Options{Neighbors: h.cfg.Neighbors})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if q.Sampled || math.Abs(q.Trustworthiness-T[h.cfg.Neighbors-1]) > 1e-12 || len(q.Trust) != d.Len() {
+		t.Errorf("quality of the 3-D view: T = %v (sampled %v), quality.Trustworthiness %v", q.Trustworthiness, q.Sampled, T[h.cfg.Neighbors-1])
+	}
+
+	// Four columns are refused.
+	if _, err := New(Config{Data: d, Embedding: mat.NewDense(d.Len(), 4, nil)}); err == nil || !strings.Contains(err.Error(), "expected 1797×2 or 1797×3") {
+		t.Errorf("a 4-column embedding: %v", err)
+	}
+}
+
+// The input neighbours of a hover, found by workers that stop summing a row once it is beyond
+// their k-th nearest, are those of a plain scan: same records, same order, same distances.
+func TestInputNeighborsPruned(t *testing.T) {
+	d := synthetic(9000, 40, 6, 3)
+	for _, workers := range []int{1, 3} {
+		h := newHandler(t, Config{Data: d, Workers: workers, Sample: 100})
+		for _, c := range []struct{ i, k int }{{0, 1}, {4321, 10}, {8999, 100}} {
+			var top neighbors.TopK
+			h.inputNeighbors(&top, c.i, c.k)
+			got, gd := make([]int32, c.k), make([]float64, c.k)
+			top.Sorted(got, gd)
+			var ref neighbors.TopK
+			ref.Reset(c.k)
+			xi := d.X.RawRowView(c.i)
+			for j := range d.Len() {
+				if j != c.i {
+					var d2 float64
+					for f, v := range d.X.RawRowView(j) {
+						e := v - xi[f]
+						d2 += e * e
+					}
+					ref.Push(d2, int32(j))
+				}
+			}
+			want, wd := make([]int32, c.k), make([]float64, c.k)
+			ref.Sorted(want, wd)
+			if !slices.Equal(got, want) || !slices.Equal(gd, wd) {
+				t.Errorf("%d workers, record %d, k = %d: %v, a plain scan %v", workers, c.i, c.k, got, want)
+			}
+		}
+	}
+}
+
+// The hover index answers a scan's neighbours (same records, order and distances): on seeded
+// blobs, on rows with many duplicates and ties (the digits' small integers, repeated), and with
+// directions that are no principal axes at all (m as small as 1).
+func TestHoverIndex(t *testing.T) {
+	dig := dataset.Digits()
+	twice := mat.NewDense(2*dig.Len(), dig.Dim(), nil)
+	for i := range twice.RawMatrix().Rows {
+		twice.SetRow(i, dig.X.RawRowView(i%dig.Len()))
+	}
+	for _, c := range []struct {
+		name string
+		x    *mat.Dense
+		m    int
+	}{{"blobs", synthetic(5000, 80, 6, 4).X, 8}, {"digits twice", twice, 16}, {"one direction", synthetic(3000, 20, 3, 5).X, 1}} {
+		ix := newHoverIndex(c.x, c.m)
+		n, _ := c.x.Dims()
+		for _, q := range []struct{ i, k int }{{0, 1}, {n / 3, 10}, {n - 1, 100}} {
+			var top, ref neighbors.TopK
+			ix.neighbors(c.x, &top, q.i, q.k)
+			got, gd := make([]int32, q.k), make([]float64, q.k)
+			top.Sorted(got, gd)
+			ref.Reset(q.k)
+			xi := c.x.RawRowView(q.i)
+			for j := range n {
+				if j != q.i {
+					var d2 float64
+					for f, v := range c.x.RawRowView(j) {
+						e := v - xi[f]
+						d2 += e * e
+					}
+					ref.Push(d2, int32(j))
+				}
+			}
+			want, wd := make([]int32, q.k), make([]float64, q.k)
+			ref.Sorted(want, wd)
+			if !slices.Equal(got, want) || !slices.Equal(gd, wd) {
+				t.Errorf("%s: record %d, k = %d: %v, a scan %v", c.name, q.i, q.k, got, want)
+			}
+		}
+	}
+}

@@ -11,25 +11,36 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/nerv"
 )
 
-// LiveMax is the most records a live fit takes: the exact path of package nerv, whose
-// continuation from given positions is exact (the approximate t-SNE path would restart its
-// early exaggeration at every continuation).
+// LiveMax is the most records a live NeRV fit takes: Gaussian NeRV with λ < 1 has only the
+// exact path of package nerv (O(n²) a step). t-NeRV and t-SNE take it too up to LiveMax records
+// and the approximate path (k-NN graph, Barnes–Hut; nerv.Run, which continues exactly where it
+// stopped, early exaggeration once) above it, up to LiveMaxFast records.
 const LiveMax = nerv.ApproxMin
 
-// liveChunk is the number of CG iterations between two positions the page is shown.
-const liveChunk = 5
+// LiveMaxFast is the most records a live t-NeRV or t-SNE fit takes: each of its iterations
+// costs O(n log n) (about 0.1 s at MNIST's 70,000 on two cores), a million takes seconds.
+const LiveMaxFast = 1_000_000
+
+// liveChunk is the number of CG iterations between two positions the page is shown (exact
+// path); liveIters the number of gradient-descent iterations on the approximate path.
+const (
+	liveChunk = 5
+	liveIters = 10
+)
 
 // liveStep is one chunk of a live fit: its λ and the cost terms at its end.
 type liveStep struct {
-	Round     int     `json:"round"`
-	Lambda    float64 `json:"lambda"`
-	Cost      float64 `json:"cost"`
-	Precision float64 `json:"precision"` // mean KL(q_i‖p_i) (NeRV), joint KL(q‖p) (t-NeRV)
-	Recall    float64 `json:"recall"`    // mean KL(p_i‖q_i), joint KL(p‖q)
-	Seconds   float64 `json:"seconds"`
+	Round      int     `json:"round"`
+	Iterations int     `json:"iterations"` // in all, at the round's end
+	Lambda     float64 `json:"lambda"`
+	Cost       float64 `json:"cost"`
+	Precision  float64 `json:"precision"` // mean KL(q_i‖p_i) (NeRV), joint KL(q‖p) (t-NeRV)
+	Recall     float64 `json:"recall"`    // mean KL(p_i‖q_i), joint KL(p‖q)
+	Seconds    float64 `json:"seconds"`
 }
 
 // liveFit is a NeRV (or t-NeRV) fit running for one session, in chunks of liveChunk CG
@@ -47,6 +58,10 @@ type liveFit struct {
 	hist     []liveStep
 	progress [2]int // CG iterations done and planned in the chunk under way
 	busy     bool   // a chunk is being computed (one under way when paused still ends)
+	fast     bool   // on the approximate path (nerv.Run)
+	stage    string // what the chunk under way computes: knn, nerv
+	iters    int    // iterations in all
+	exag     bool   // the next iteration is one of early exaggeration (λ = 1 until it ends)
 	err      string
 	cancel   context.CancelFunc
 	wake     chan struct{}
@@ -64,18 +79,27 @@ type liveJSON struct {
 	Error    string     `json:"error,omitempty"`
 	View     int        `json:"view"` // the live fit's view index (after Config.Views)
 	MaxN     int        `json:"max_n"`
+	MaxFast  int        `json:"max_n_fast"`
+	Path     string     `json:"path"`         // exact, or approximate (t-NeRV, t-SNE above MaxN)
+	Stage    string     `json:"stage"`        // what the round under way computes: knn (the graph), nerv
+	Iters    int        `json:"iterations"`   // in all
+	Exag     bool       `json:"exaggerating"` // early exaggeration under way: λ applies after it
 }
 
 // liveBody is the body of POST …/live.
 type liveBody struct {
 	Action  string   `json:"action"` // start, pause, resume, stop, lambda
 	Lambda  *float64 `json:"lambda"`
-	Variant string   `json:"variant"` // nerv (default) or tnerv
+	Variant string   `json:"variant"` // nerv (default), tnerv, or tsne (tnerv with λ = 1)
 }
 
 func (lf *liveFit) status(view int) liveJSON {
 	out := liveJSON{State: lf.state, Lambda: lf.lambda, Round: lf.round, Progress: lf.progress, Busy: lf.busy,
-		History: append([]liveStep{}, lf.hist...), Error: lf.err, View: view, MaxN: LiveMax, Variant: "nerv"}
+		History: append([]liveStep{}, lf.hist...), Error: lf.err, View: view, MaxN: LiveMax, MaxFast: LiveMaxFast, Variant: "nerv",
+		Path: "exact", Stage: lf.stage, Iters: lf.iters, Exag: lf.exag}
+	if lf.fast {
+		out.Path = "approximate"
+	}
 	if lf.variant == nerv.StudentT {
 		out.Variant = "tnerv"
 	}
@@ -105,22 +129,20 @@ func (h *Handler) postLive(w http.ResponseWriter, r *http.Request, s *session) e
 	lf := s.live
 	switch b.Action {
 	case "start":
-		if h.n > LiveMax {
-			return errorf(http.StatusConflict, "a live fit takes at most %d records (NeRV's exact path); this data set has %d: fit it with lowdim embed and show it with -embedding", LiveMax, h.n)
+		variant, err := h.liveVariant(b.Variant)
+		if err != nil {
+			return err
 		}
-		var variant nerv.Variant
-		switch b.Variant {
-		case "", "nerv":
-		case "tnerv":
-			variant = nerv.StudentT
-		default:
-			return errorf(http.StatusBadRequest, `"variant": expected "nerv" or "tnerv", found %q`, b.Variant)
+		if b.Variant == "tsne" {
+			lam = 1
 		}
 		if lf != nil {
 			lf.cancel()
 		}
 		ctx, cancel := context.WithCancel(h.ctx)
-		lf = &liveFit{state: "running", variant: variant, lambda: lam, cancel: cancel, wake: make(chan struct{}, 1)}
+		lf = &liveFit{state: "running", variant: variant, lambda: lam, cancel: cancel, wake: make(chan struct{}, 1),
+			fast: variant == nerv.StudentT && h.n > LiveMax}
+		lf.exag = lf.fast
 		s.live = lf
 		go h.runLive(ctx, lf)
 	case "pause", "resume", "stop", "lambda":
@@ -161,12 +183,29 @@ func (h *Handler) postLive(w http.ResponseWriter, r *http.Request, s *session) e
 	return nil
 }
 
+// liveVariant returns the variant named v (nerv, tnerv or tsne), or why it cannot run live here.
+func (h *Handler) liveVariant(v string) (nerv.Variant, error) {
+	switch v {
+	case "", "nerv":
+		if h.n > LiveMax {
+			return 0, errorf(http.StatusConflict, "a live NeRV fit takes at most %d records: Gaussian NeRV has no fast path (only the exact one, O(n²) a step); this data set has %d: choose t-NeRV or t-SNE, which take up to %d", LiveMax, h.n, LiveMaxFast)
+		}
+		return nerv.Gaussian, nil
+	case "tnerv", "tsne":
+		if h.n > LiveMaxFast {
+			return 0, errorf(http.StatusConflict, "a live t-NeRV or t-SNE fit takes at most %d records; this data set has %d: fit it with lowdim embed and show it with -embedding", LiveMaxFast, h.n)
+		}
+		return nerv.StudentT, nil
+	}
+	return 0, errorf(http.StatusBadRequest, `"variant": expected "nerv", "tnerv" or "tsne", found %q`, v)
+}
+
 func (h *Handler) getLive(w http.ResponseWriter, r *http.Request, s *session) error {
 	s.mu.Lock()
 	lf := s.live
 	s.mu.Unlock()
 	if lf == nil {
-		writeJSON(w, http.StatusOK, liveJSON{State: "none", View: len(h.views) + 1, MaxN: LiveMax, History: []liveStep{}})
+		writeJSON(w, http.StatusOK, liveJSON{State: "none", View: len(h.views) + 1, MaxN: LiveMax, MaxFast: LiveMaxFast, History: []liveStep{}})
 		return nil
 	}
 	lf.mu.Lock()
@@ -208,11 +247,21 @@ func (s *session) livePositions() []byte {
 	return s.live.buf
 }
 
-// runLive runs lf until it is stopped, fails or ctx ends: a chunk of liveChunk CG iterations
-// at the current λ from the current positions, again and again; paused or converged (the cost
-// changed by less than 1e-6 of itself over a chunk) it waits to be woken.
+// runLive runs lf until it is stopped, fails or ctx ends: a chunk of iterations at the current
+// λ from the current positions, again and again; paused or converged (the cost changed by less
+// than 1e-6 of itself over a chunk) it waits to be woken. On the exact path each chunk is a
+// nerv fit of liveChunk CG iterations from the last positions (annealing σ_i in the first only);
+// on the approximate path one nerv.Run, begun once (the k-NN graph, P), steps liveIters
+// iterations at a time, so that early exaggeration runs once, in its first iterations (at λ =
+// 1: λ applies once it is over), and λ changes continue from the current layout.
 func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 	first := true
+	var run *nerv.Run
+	progress := func(stage string, done, total int) {
+		lf.mu.Lock()
+		lf.stage, lf.progress = stage, [2]int{done, total}
+		lf.mu.Unlock()
+	}
 	for {
 		lf.mu.Lock()
 		for lf.state == "paused" || lf.state == "converged" {
@@ -228,23 +277,39 @@ func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 			lf.mu.Unlock()
 			return
 		}
-		e := nerv.Embedder{Variant: lf.variant, Lambda: nerv.Lambda(lf.lambda), Start: lf.y, Seed: h.cfg.Seed,
-			Path: nerv.PathExact, Workers: h.cfg.Workers, Iterations: liveChunk}
 		lam := lf.lambda
+		e := nerv.Embedder{Variant: lf.variant, Lambda: nerv.Lambda(lam), Start: lf.y, Seed: h.cfg.Seed,
+			Path: nerv.PathExact, Workers: h.cfg.Workers, Iterations: liveChunk, Progress: progress}
 		lf.busy = true
 		lf.mu.Unlock()
 		if !first {
 			e.AnnealRounds = -1 // continue: σ_i at their calibrated values
 		}
-		e.Progress = func(stage string, done, total int) {
-			if stage == "nerv" {
-				lf.mu.Lock()
-				lf.progress = [2]int{done, total}
-				lf.mu.Unlock()
+		start := time.Now()
+		var res *nerv.Result
+		var err error
+		switch {
+		case !lf.fast:
+			var m lowdim.Model
+			if m, err = e.Fit(ctx, h.cfg.Data); err == nil {
+				res = m.(*nerv.Result)
+			}
+		default:
+			if run == nil {
+				e := nerv.Embedder{Variant: nerv.StudentT, Seed: h.cfg.Seed, Workers: h.cfg.Workers, Progress: progress}
+				run, err = e.Begin(ctx, h.cfg.Data)
+			}
+			if err == nil && !run.Exaggerating() {
+				err = run.SetLambda(lam)
+			}
+			if err == nil {
+				err = run.Step(ctx, liveIters)
+			}
+			if err == nil {
+				res = run.Result()
+				lam = run.Lambda()
 			}
 		}
-		start := time.Now()
-		m, err := e.Fit(ctx, h.cfg.Data)
 		lf.mu.Lock()
 		lf.busy = false
 		if err != nil {
@@ -254,14 +319,18 @@ func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 			lf.mu.Unlock()
 			return
 		}
-		res := m.(*nerv.Result)
 		buf, finite := appendFloat32s(nil, res.Y)
 		if !finite {
 			lf.state, lf.err = "failed", fmt.Sprintf("the layout left float32's range (%g)", maxAbs(res.Y))
 			lf.mu.Unlock()
 			return
 		}
-		step := liveStep{Round: lf.round + 1, Lambda: lam, Cost: res.Cost, Precision: res.Precision, Recall: res.Recall, Seconds: time.Since(start).Seconds()}
+		if run != nil {
+			lf.iters, lf.exag = run.Iterations(), run.Exaggerating()
+		} else {
+			lf.iters += res.Iterations
+		}
+		step := liveStep{Round: lf.round + 1, Iterations: lf.iters, Lambda: lam, Cost: res.Cost, Precision: res.Precision, Recall: res.Recall, Seconds: time.Since(start).Seconds()}
 		if !first && len(lf.hist) > 0 {
 			if last := lf.hist[len(lf.hist)-1]; last.Lambda == lam && math.Abs(last.Cost-res.Cost) <= 1e-6*math.Abs(res.Cost) && lf.state == "running" {
 				lf.state = "converged"

@@ -3,10 +3,12 @@ package web
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/nerv"
 )
 
 // waitLive polls the live fit until ok says so, or fails after a minute.
@@ -78,11 +80,51 @@ func TestLive(t *testing.T) {
 	}
 }
 
+// Above LiveMax records NeRV is refused (it has no fast path) and t-NeRV runs on the
+// approximate path: early exaggeration once, ten iterations a round, λ taken once it is over,
+// continuing from the current layout; tsne is t-NeRV at λ = 1.
+func TestLiveFast(t *testing.T) {
+	h := newHandler(t, Config{Data: synthetic(LiveMax+1, 5, 4, 1), Sample: 200})
+	s := newSession(t, h)
+	if rec := postJSON(t, h, s+"/live", `{"action": "start"}`); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "no fast path") {
+		t.Errorf("a live NeRV fit of %d records: %d %s", LiveMax+1, rec.Code, rec.Body)
+	}
+	if rec := postJSON(t, h, s+"/live", `{"action": "start", "variant": "tsne"}`); rec.Code != http.StatusOK {
+		t.Fatalf("start t-SNE: %d %s", rec.Code, rec.Body)
+	}
+	st := waitLive(t, h, s, func(st liveJSON) bool { return st.Round >= 2 })
+	if st.Path != "approximate" || st.Lambda != 1 || !st.Exag || st.History[1].Iterations != 2*liveIters {
+		t.Errorf("t-SNE live: path %q, λ %v, exaggerating %v, %d iterations after 2 rounds", st.Path, st.Lambda, st.Exag, st.History[1].Iterations)
+	}
+	if testing.Short() {
+		return
+	}
+	// t-NeRV at λ = 0.3: λ applies once early exaggeration (250 iterations) is over.
+	if rec := postJSON(t, h, s+"/live", `{"action": "start", "variant": "tnerv", "lambda": 0.3}`); rec.Code != http.StatusOK {
+		t.Fatalf("start t-NeRV: %d %s", rec.Code, rec.Body)
+	}
+	st = waitLive(t, h, s, func(st liveJSON) bool { return st.Round >= 1 && !st.Exag })
+	postJSON(t, h, s+"/live", `{"action": "pause"}`)
+	st = waitLive(t, h, s, func(st liveJSON) bool { return st.State == "paused" && !st.Busy })
+	exag := st.History[nerv.DefaultExagIterations/liveIters-1]
+	last := st.History[len(st.History)-1]
+	if exag.Lambda != 1 || last.Lambda != 0.3 || last.Iterations != liveIters*len(st.History) {
+		t.Errorf("λ %v during exaggeration, %v after; %d iterations in %d rounds", exag.Lambda, last.Lambda, last.Iterations, len(st.History))
+	}
+	postJSON(t, h, s+"/live", `{"action": "stop"}`)
+}
+
 func TestLiveTooLarge(t *testing.T) {
 	h := newHandler(t, Config{Data: synthetic(LiveMax+1, 3, 2, 1)})
+	if _, err := New(Config{Data: synthetic(LiveMax+1, 3, 2, 1), Live: LiveStart{Variant: "nerv"}}); err == nil || !strings.Contains(err.Error(), "no fast path") {
+		t.Errorf("Config.Live NeRV at %d records: %v", LiveMax+1, err)
+	}
+	if _, err := New(Config{Data: synthetic(10, 3, 2, 1), Live: LiveStart{Variant: "pca"}}); err == nil {
+		t.Error("Config.Live pca")
+	}
 	s := newSession(t, h)
-	if rec := postJSON(t, h, s+"/live", `{"action": "start"}`); rec.Code != http.StatusConflict {
-		t.Errorf("a live fit of %d records: %d %s", LiveMax+1, rec.Code, rec.Body)
+	if rec := postJSON(t, h, s+"/live", `{"action": "start", "variant": "sne"}`); rec.Code != http.StatusBadRequest {
+		t.Errorf("variant sne: %d %s", rec.Code, rec.Body)
 	}
 }
 

@@ -19,6 +19,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -37,13 +38,13 @@ var assets embed.FS
 type Config struct {
 	// Data is the data set on view (n×H features, optional labels and row names). Required.
 	Data *dataset.Set
-	// Embedding, when not nil, is a fixed n×2 view of Data made by another method (lowdim embed
-	// -o): the page shows it read-only — no control points, no projection — and colours and
-	// measures it like any other view.
+	// Embedding, when not nil, is a fixed n×2 or n×3 view of Data made by another method
+	// (lowdim embed -o): the page shows it read-only — no control points, no projection — and
+	// colours and measures it like any other view; three columns are drawn in 3-D.
 	Embedding *mat.Dense
 	// EmbeddingName names Embedding's view on the page (a file name, say); "" means "embedding".
 	EmbeddingName string
-	// Views are more fixed n×2 views of Data (other methods' embeddings), shown beside the main
+	// Views are more fixed n×2 or n×3 views of Data (other methods' embeddings), shown beside the main
 	// one — the session's projection, or Embedding — with the selection and the hovered record
 	// linked across all of them.
 	Views []View
@@ -97,10 +98,21 @@ type Config struct {
 	// included) and ConnIdleTimeout an idle kept-alive connection. 0 means 10 s, 10 s, 2
 	// minutes and 2 minutes. Server applies them; BodyTimeout is enforced by the handler.
 	ReadHeaderTimeout, BodyTimeout, WriteTimeout, ConnIdleTimeout time.Duration
+	// Live, when its Variant is set, starts a live fit as each page opens (lowdim serve -method
+	// nerv|tnerv|tsne), as the page's Start button would.
+	Live LiveStart
 	// Hosts are host names the server answers to besides localhost and IP addresses. Requests
 	// naming any other host are refused (421), which defeats DNS rebinding: a web page whose
 	// name is made to resolve to 127.0.0.1 cannot read the data through the reader's browser.
 	Hosts []string
+}
+
+// LiveStart is the live fit a page starts as it opens: Variant nerv, tnerv or tsne (t-NeRV with
+// λ = 1), Lambda its λ in 0..1 (nil means nerv.DefaultLambda; tsne ignores it). NeRV takes at
+// most LiveMax records, t-NeRV and t-SNE at most LiveMaxFast.
+type LiveStart struct {
+	Variant string
+	Lambda  *float64
 }
 
 // Handler serves the page and its JSON API (see the package documentation). It is safe for
@@ -115,6 +127,9 @@ type Handler struct {
 	ls     []int    // labels of the sample rows (nil without labels)
 	fixed  []byte   // the read-only view's positions as float32 (nil when interactive)
 	views  [][]byte // Config.Views' positions as float32
+	dims   []int    // coordinates per record of view 0, then of Config.Views: 2 or 3
+
+	hover atomic.Pointer[hoverIndex] // of a large data set, once built (hoverindex.go); nil before
 
 	cop *http.CrossOriginProtection
 
@@ -213,11 +228,13 @@ func New(cfg Config) (*Handler, error) {
 	}
 	h := &Handler{cfg: cfg, n: n, sessions: map[string]*session{}, now: time.Now, qsem: make(chan struct{}, 1), csem: make(chan struct{}, runtime.GOMAXPROCS(0)),
 		cop: http.NewCrossOriginProtection()}
+	h.dims = []int{2}
 	if cfg.Embedding != nil {
 		r, c := cfg.Embedding.Dims()
-		if r != n || c != 2 {
-			return nil, dataset.Invalidf("web: the embedding is %d×%d, expected %d×2 (one 2-D row per data row)", r, c, n)
+		if r != n || c != 2 && c != 3 {
+			return nil, dataset.Invalidf("web: the embedding is %d×%d, expected %d×2 or %d×3 (one 2-D or 3-D row per data row)", r, c, n, n)
 		}
+		h.dims[0] = c
 		var finite bool
 		if h.fixed, finite = appendFloat32s(nil, cfg.Embedding); !finite {
 			return nil, dataset.Invalidf("web: the embedding holds %g: expected finite numbers within float32's ±3.4e38 (the page's type)", maxAbs(cfg.Embedding))
@@ -227,14 +244,28 @@ func New(cfg Config) (*Handler, error) {
 		if v.Y == nil {
 			return nil, dataset.Invalidf("web: view %d (%s) has no positions", k+1, v.Name)
 		}
-		if r, c := v.Y.Dims(); r != n || c != 2 {
-			return nil, dataset.Invalidf("web: view %d (%s) is %d×%d, expected %d×2 (one 2-D row per data row)", k+1, v.Name, r, c, n)
+		r, c := v.Y.Dims()
+		if r != n || c != 2 && c != 3 {
+			return nil, dataset.Invalidf("web: view %d (%s) is %d×%d, expected %d×2 or %d×3 (one 2-D or 3-D row per data row)", k+1, v.Name, r, c, n, n)
 		}
+		h.dims = append(h.dims, c)
 		b, finite := appendFloat32s(nil, v.Y)
 		if !finite {
 			return nil, dataset.Invalidf("web: view %d (%s) holds %g: expected finite numbers within float32's ±3.4e38", k+1, v.Name, maxAbs(v.Y))
 		}
 		h.views = append(h.views, b)
+	}
+	if v := cfg.Live.Variant; v != "" {
+		if _, err := h.liveVariant(v); err != nil {
+			return nil, dataset.Invalidf("web: live fit: %v", err)
+		}
+		if l := cfg.Live.Lambda; l != nil && !(*l >= 0 && *l <= 1) {
+			return nil, dataset.Invalidf("web: live fit: λ = %g is outside 0..1", *l)
+		}
+	}
+	if hd := d.Dim(); n >= hoverIndexMin && hd > 2*hoverIndexDims {
+		// Seconds at MNIST's size: in the background, hovers scanning the rows meanwhile.
+		go func() { h.hover.Store(newHoverIndex(d.X, hoverIndexDims)) }()
 	}
 	if w, ht := cfg.Image[0], cfg.Image[1]; (w != 0 || ht != 0) && (w <= 0 || ht <= 0 || w*ht != d.Dim()) {
 		return nil, dataset.Invalidf("web: an image of %d×%d pixels for rows of %d features: expected width × height = %d", w, ht, d.Dim(), d.Dim())

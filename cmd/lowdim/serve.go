@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/nerv"
 	"github.com/lowdim/lowdim/web"
 )
 
@@ -33,7 +34,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		viewPaths   stringsFlag
 		image       = fs.String("image", "", "rows are pictures of `WxH` pixels (MNIST 28x28, the digits 8x8): hovering a record shows it")
 		words       = fs.Bool("words", false, "rows are word counts (bag of words, features named by their terms): hovering a record shows its most frequent words")
-		method      = fs.String("method", "mle", "projection each page starts with: mle (the Most Likely Embedding; PCA until a point is moved) or lsp")
+		method      = fs.String("method", "mle", "projection each page starts with: mle (the Most Likely Embedding; PCA until a point is moved) or lsp; or nerv, tnerv or tsne: the MLE projection and a live fit of that method, started as each page opens (nerv: at most 3000 rows; tnerv and tsne take the Barnes–Hut path above)")
+		lambda      = fs.Float64("lambda", nerv.DefaultLambda, "λ of the live fit that -method nerv or tnerv starts, 0..1 (the page's slider moves it)")
 		normalize   = fs.String("normalize", "none", "column normalisation before projecting: none, zscore or max")
 		covariance  = fs.String("covariance", "data", "MLE prior covariance Ψ: data (the data's covariance) or identity")
 		noise       = fs.Float64("noise", 0, "MLE placement noise σ; 0 means 0.1·|smallest entry of Ψ|, negative means exact placements")
@@ -43,7 +45,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		maxSessions = fs.Int("sessions", 8, "most pages open at once (each holds a normalised copy of the data)")
 		idle        = fs.Duration("idle", 30*time.Minute, "end a page's session after this long unused")
 	)
-	fs.Var(&embPaths, "embedding", "show the embedding `EMB` (CSV as lowdim embed -o writes it, 2 columns) read-only instead of the projection; repeated, the others are shown beside the first")
+	fs.Var(&embPaths, "embedding", "show the embedding `EMB` (CSV as lowdim embed -o writes it, 2 columns, or 3: shown in 3-D) read-only instead of the projection; repeated, the others are shown beside the first")
 	fs.Var(&viewPaths, "view", "show the embedding `EMB` beside the main view (the projection, or the first -embedding); repeatable")
 	in.register(fs)
 	if err := parseFlags(fs, args, e); err != nil {
@@ -59,8 +61,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		cfg.Interactive.Method = linproj.MLE
 	case "lsp":
 		cfg.Interactive.Method = linproj.LSP
+	case "nerv", "tnerv", "tsne":
+		cfg.Live = web.LiveStart{Variant: *method, Lambda: lambda}
 	default:
-		return oneOf("method", *method, "mle", "lsp")
+		return oneOf("method", *method, "mle", "lsp", "nerv", "tnerv", "tsne")
+	}
+	if !(*lambda >= 0 && *lambda <= 1) {
+		return usagef("-lambda: expected a number in 0..1, found %g", *lambda)
 	}
 	switch *normalize {
 	case "none":
@@ -121,8 +128,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		if k >= len(embPaths) {
 			flag = "-view"
 		}
-		if emb.Dim() != 2 {
-			return usagef("%s: %s has %d coordinate columns; the page shows 2", flag, p, emb.Dim())
+		if emb.Dim() != 2 && emb.Dim() != 3 {
+			return usagef("%s: %s has %d coordinate columns; the page shows 2 (a map) or 3 (in 3-D)", flag, p, emb.Dim())
 		}
 		if cfg.Data.Labels == nil && emb.Labels != nil {
 			cfg.Data.Labels, cfg.Data.ClassNames = emb.Labels, emb.ClassNames

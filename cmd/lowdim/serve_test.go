@@ -187,26 +187,26 @@ func TestServeToken(t *testing.T) {
 
 func TestServeUsageErrors(t *testing.T) {
 	dir := t.TempDir()
-	emb3 := filepath.Join(dir, "emb3.csv")
-	if _, stderr, status := runCLI(t, "", "embed", "-dim", "3", "-o", emb3); status != 0 {
-		t.Fatal(stderr)
-	}
+	// One coordinate column for the 1797 digits (the page draws 2 or 3; embeddings have 1 to 3).
+	emb1 := filepath.Join(dir, "emb1.csv")
+	writeFile(t, emb1, "x\n"+strings.Repeat("1\n", 1797))
 	short := filepath.Join(dir, "short.csv")
 	writeFile(t, short, "x,y\n1,2\n3,4\n")
 	for _, c := range []struct {
 		args []string
 		says string
 	}{
-		{[]string{"serve", "-method", "pca"}, "-method: expected one of lsp, mle"},
+		{[]string{"serve", "-method", "pca"}, "-method: expected one of"},
+		{[]string{"serve", "-method", "tnerv", "-lambda", "2"}, "-lambda: expected a number in 0..1"},
 		{[]string{"serve", "-normalize", "unit"}, "-normalize: expected one of"},
 		{[]string{"serve", "-covariance", "full"}, "-covariance: expected one of"},
 		{[]string{"serve", "-addr", "7878"}, "-addr: expected host:port"},
 		{[]string{"serve", "-sample", "0"}, "expected positive values"},
 		{[]string{"serve", "a.csv", "b.csv"}, "at most one INPUT"},
-		{[]string{"serve", "-embedding", emb3}, "has 3 coordinate columns; the page shows 2"},
+		{[]string{"serve", "-embedding", emb1}, "has 1 coordinate columns; the page shows 2 (a map) or 3 (in 3-D)"},
 		{[]string{"serve", "-embedding", short}, "has 2 rows but the data set has 1797"},
 		{[]string{"serve", filepath.Join(dir, "missing.csv")}, "missing.csv"},
-		{[]string{"serve", "-view", emb3}, "-view: " + emb3 + " has 3 coordinate columns"},
+		{[]string{"serve", "-view", emb1}, "-view: " + emb1 + " has 1 coordinate columns"},
 		{[]string{"serve", "-embedding", "-", "-view", "-"}, "only one of them can read standard input"},
 		{[]string{"serve", "-image", "8by8"}, "-image: expected WIDTHxHEIGHT"},
 		{[]string{"serve", "-image", "8x9"}, "-image: 8x9 pixels, but the rows have 64 features"},
@@ -247,5 +247,28 @@ func TestServeViews(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != 200 || resp.ContentLength != 1797*8 {
 		t.Errorf("view 2: %d, %d bytes", resp.StatusCode, resp.ContentLength)
+	}
+}
+
+// A 3-D embedding is served as such, and -method tsne (or tnerv, nerv, with -lambda) tells the
+// page to start that live fit as it opens.
+func TestServe3DAndLive(t *testing.T) {
+	dir := t.TempDir()
+	emb3 := filepath.Join(dir, "emb3.csv")
+	if _, stderr, status := runCLI(t, "", "embed", "-dim", "3", "-o", emb3); status != 0 {
+		t.Fatal(stderr)
+	}
+	url, stop := startServe(t, "-embedding", emb3, "-method", "tnerv", "-lambda", "0.3")
+	defer stop()
+	var d struct {
+		Dims      []int `json:"dims"`
+		LiveStart *struct {
+			Variant string  `json:"variant"`
+			Lambda  float64 `json:"lambda"`
+		} `json:"live_start"`
+	}
+	if code := getJSON(t, "GET", url+"/api/data", &d); code != 200 || len(d.Dims) != 1 || d.Dims[0] != 3 ||
+		d.LiveStart == nil || d.LiveStart.Variant != "tnerv" || d.LiveStart.Lambda != 0.3 {
+		t.Errorf("GET /api/data: %d %+v", code, d)
 	}
 }

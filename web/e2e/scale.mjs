@@ -1,5 +1,6 @@
 // Rendering at scale (run by TestBrowserMillion and BenchmarkBrowserScale in web/browser_test.go,
-// which serve n seeded synthetic records as a fixed embedding): the time from the page's
+// which serve n seeded synthetic records as a fixed embedding, 2-D or 3-D — a 3-D one is orbited
+// where a 2-D one is panned): the time from the page's
 // request to its first full frame (navigation start to the first draw, with a pixel read back so that
 // the frame is really rendered), that the points are drawn (the share of the plot inked), and
 // the frame time while panning — the background dragged in circles, one pointer event per
@@ -30,7 +31,7 @@ try {
   await page.goto(url);
   await waitReady(page);
   await page.waitForFunction(() => window.lowdim.state.firstFrame > 0, null, { timeout: 120000 });
-  const first = await page.evaluate(() => ({ firstFrame: window.lowdim.state.firstFrame, n: window.lowdim.state.n, renderer: window.lowdim.state.renderer }));
+  const first = await page.evaluate(() => ({ firstFrame: window.lowdim.state.firstFrame, n: window.lowdim.state.n, renderer: window.lowdim.state.renderer, dim: window.lowdim.state.views[0].dim }));
   // The share of the main view's pixels that are not background.
   const inked = await page.evaluate(() => {
     const V = window.lowdim.state.views[0], c = document.createElement('canvas');
@@ -49,7 +50,7 @@ try {
     const V = window.lowdim.state.views[0], gl = V.r.gl, px = new Uint8Array(4), ts = [];
     for (let k = 0; k < 5; k++) {
       const t = performance.now();
-      V.r.draw(V.view, V.W, V.H, 1 * V.dpr);
+      V.r.draw(V.dim === 3 ? V.proj : V.view, V.W, V.H, 1 * V.dpr); // a 3-D view: its camera
       if (gl) gl.readPixels(0, 0, 1, 1, gl.RGBA, gl.UNSIGNED_BYTE, px);
       ts.push(performance.now() - t);
     }
@@ -89,11 +90,12 @@ try {
   };
   // As the page pans (the last full frame moved, from 200,000 points on or when full frames in
   // motion are slow), then redrawing every point in every frame.
+  // A 3-D view orbits instead, and redraws every point in every frame: one measure.
   const fast = await pan();
   await page.evaluate(() => { window.lowdim.state.fastN = Infinity; window.lowdim.state.motionMs = -Infinity; }); // never fast
-  const full = await pan();
+  const full = first.dim === 3 ? fast : await pan();
   const r = {
-    n: first.n, renderer: first.renderer, first_frame_ms: first.firstFrame, inked, render_ms: render,
+    n: first.n, dim: first.dim, renderer: first.renderer, first_frame_ms: first.firstFrame, inked, render_ms: render,
     frame_ms_median: fast.median, frame_ms_p95: fast.p95, frames: fast.frames, draws_per_s: fast.draws_per_s,
     full_frame_ms_median: full.median, full_frame_ms_p95: full.p95, full_frames: full.frames, load,
   };

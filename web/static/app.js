@@ -7,8 +7,9 @@ import { glRenderer, canvasRenderer } from './render.js';
 const $ = (id) => document.getElementById(id);
 
 // V is one view: a map of the records (view 0 is the session's own: the projection, or the
-// fixed embedding; the others are fixed ones shown beside it), with its own pan and zoom.
-function newView(index, name) {
+// fixed embedding; the others are fixed ones shown beside it), with its own pan and zoom — or,
+// for a 3-D embedding (dim 3), its own orbit camera (V.cam) and zoom.
+function newView(index, name, dim = 2) {
   const el = document.createElement('div');
   el.className = 'view';
   const label = document.createElement('div');
@@ -29,8 +30,9 @@ function newView(index, name) {
   }
   if (!r) r = canvasRenderer(base);
   return {
-    index, name, el, base, ov, octx: ov.getContext('2d'), r,
+    index, name, el, base, ov, octx: ov.getContext('2d'), r, dim,
     pos: new Float32Array(0), view: { cx: 0, cy: 0, k: 1 }, k0: 1, W: 1, H: 1, dpr: 1, lastWheel: -1e9,
+    cam: dim === 3 ? { ...CAM0, c: [0, 0, 0], r: 1, f: 1, f0: 1 } : null,
   };
 }
 
@@ -197,7 +199,7 @@ function setPositions(r) {
 
 function setPos(V, p) {
   V.pos = p;
-  V.r.setPositions(p);
+  V.r.setPositions(p, V.dim);
   if (S.selMask) V.r.setFlags(S.selMask);
   V.stale = S.dirty = true;
 }
@@ -218,6 +220,52 @@ function status(msg, error = false) {
 
 // ---- view transform ---------------------------------------------------------------------
 
+// A 3-D view looks at the centre c of its points from the distance D = 3r (r: their radius
+// about c) after turning them by yaw (about the vertical) and pitch (about the horizontal), with
+// a perspective of focal length f pixels; dragging orbits (yaw, pitch), the wheel zooms (f) and
+// "Fit view" resets. CAM0 is the orientation a view starts in: turned a little, so that depth shows.
+const CAM0 = { yaw: 0.5, pitch: 0.35 };
+
+// camMatrix returns the 3×4 projection P of 3-D view V (row-major; see render.js): with R the
+// rotation and q = R(p − c), the pixel is (W/2 + f q₀/w, H/2 − f q₁/w) at depth w = D − q₂.
+function camMatrix(V) {
+  const { yaw, pitch, c, r, f } = V.cam, D = 3 * r;
+  const cy = Math.cos(yaw), sy = Math.sin(yaw), cp = Math.cos(pitch), sp = Math.sin(pitch);
+  // R = Rx(pitch)·Ry(yaw)
+  const R = [[cy, 0, sy], [sp * sy, cp, -sp * cy], [-cp * sy, sp, cp * cy]];
+  const dot = (a) => a[0] * c[0] + a[1] * c[1] + a[2] * c[2];
+  const w = [-R[2][0], -R[2][1], -R[2][2], dot(R[2]) + D];
+  const row = (a, s, o) => [0, 1, 2].map((j) => s * a[j] + o * w[j]).concat([-s * dot(a) + o * w[3]]);
+  return row(R[0], f, V.W / 2).concat(row(R[1], -f, V.H / 2), w);
+}
+
+// project returns the pixel (sx, sy) and depth w of (x, y, z) under P: the server's arithmetic
+// (camera.project in web/explore.go), operation for operation, so that both select the same rows.
+function project(P, x, y, z) {
+  const u = P[0] * x + P[1] * y + P[2] * z + P[3];
+  const v = P[4] * x + P[5] * y + P[6] * z + P[7];
+  const w = P[8] * x + P[9] * y + P[10] * z + P[11];
+  return [u / w, v / w, w];
+}
+
+// viewOf is what the renderer draws V with: its pan and zoom, or its camera.
+function viewOf(V) {
+  if (V.dim !== 3) return V.view;
+  if (!V.proj || V.proj.key !== camKey(V)) {
+    const r = V.cam.r;
+    V.proj = { key: camKey(V), P: camMatrix(V), near: 1.5 * r, far: 4.5 * r }; // the points' depths lie in 2r..4r
+  }
+  return V.proj;
+}
+const camKey = (V) => { const c = V.cam; return `${c.yaw},${c.pitch},${c.f},${c.r},${c.c},${V.W},${V.H}`; };
+
+// screenPos returns record i's pixel in view V (2-D or 3-D).
+function screenPos(V, i) {
+  const p = V.pos;
+  if (V.dim === 3) return project(viewOf(V).P, p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+  return toScreenV(V, p[2 * i], p[2 * i + 1]);
+}
+
 function toScreenV(V, x, y) {
   const v = V.view;
   return [V.W / 2 + (x - v.cx) * v.k, V.H / 2 - (y - v.cy) * v.k];
@@ -232,6 +280,7 @@ const toScreen = (x, y) => toScreenV(S.views[0], x, y);
 const toData = (sx, sy) => toDataV(S.views[0], sx, sy);
 
 function fitView(V) {
+  if (V.dim === 3) return fitCam(V);
   let x0 = Infinity, x1 = -Infinity, y0 = Infinity, y1 = -Infinity;
   const p = V.pos;
   for (let i = 0; i < S.n; i++) {
@@ -253,6 +302,20 @@ function fitView(V) {
   S.dirty = true;
 }
 
+// fitCam centres 3-D view V on its points, at the starting orientation, all in sight.
+function fitCam(V) {
+  const p = V.pos, lo = [Infinity, Infinity, Infinity], hi = [-Infinity, -Infinity, -Infinity];
+  for (let i = 0; i < S.n; i++) for (let j = 0; j < 3; j++) { const x = p[3 * i + j]; if (x < lo[j]) lo[j] = x; if (x > hi[j]) hi[j] = x; }
+  const c = lo.map((l, j) => (hi[j] >= l ? (l + hi[j]) / 2 : 0));
+  let r2 = 0;
+  for (let i = 0; i < S.n; i++) r2 = Math.max(r2, (p[3 * i] - c[0]) ** 2 + (p[3 * i + 1] - c[1]) ** 2 + (p[3 * i + 2] - c[2]) ** 2);
+  const r = Math.sqrt(r2) || 1;
+  // A point r from the centre, across the line of sight at depth D = 3r, lands 0.4·min(W, H) from the middle.
+  const f = 0.4 * Math.min(V.W, V.H) * 3;
+  V.cam = { ...CAM0, c, r, f, f0: f };
+  S.dirty = true;
+}
+
 function fit() { S.views.forEach(fitView); }
 
 function resizeView(V) {
@@ -263,7 +326,11 @@ function resizeView(V) {
   const old = { W: V.W, H: V.H };
   V.base.width = V.ov.width = W; V.base.height = V.ov.height = H;
   V.W = W; V.H = H;
-  if (old.W > 1) { const f = Math.min(W / old.W, H / old.H); V.view.k *= f; V.k0 *= f; }
+  if (old.W > 1) {
+    const f = Math.min(W / old.W, H / old.H);
+    V.view.k *= f; V.k0 *= f;
+    if (V.cam) { V.cam.f *= f; V.cam.f0 *= f; }
+  }
   S.dirty = true;
 }
 
@@ -355,7 +422,8 @@ const fmt = (v) => (v == null ? '—' : Math.abs(v) >= 1e4 || (Math.abs(v) < 1e-
 // pointSize is a point's diameter in device pixels: larger for few points, growing as one zooms in.
 function pointSize(V) {
   const base = S.n <= 5000 ? 5 : S.n <= 30000 ? 3 : S.n <= 300000 ? 2 : 1;
-  return Math.min(12, base * Math.max(1, Math.sqrt(V.view.k / V.k0))) * V.dpr;
+  const zoom = V.dim === 3 ? V.cam.f / V.cam.f0 : V.view.k / V.k0;
+  return Math.min(12, base * Math.max(1, Math.sqrt(zoom))) * V.dpr;
 }
 
 // moving reports whether view V is being panned or zoomed (a full redraw follows when it stops).
@@ -364,16 +432,17 @@ const moving = (V) => (S.pan && S.pan.V === V) || performance.now() - V.lastWhee
 // drawView redraws the points of V when they changed (V.stale) or it moves — the overlay
 // (rings, lines, the lasso) alone changes far more often: a hover, a drag between updates.
 function drawView(V) {
-  const m = moving(V), fast = m && (S.n >= S.fastN || S.motionMs > SLOW_MS);
-  const key = `${V.view.cx},${V.view.cy},${V.view.k},${V.W},${V.H}`;
+  const m = moving(V), fast = V.dim !== 3 && m && (S.n >= S.fastN || S.motionMs > SLOW_MS);
+  const key = V.dim === 3 ? camKey(V) : `${V.view.cx},${V.view.cy},${V.view.k},${V.W},${V.H}`;
   if (V.stale || key !== V.drawn || (V.wasFast && !fast)) {
-    V.r.draw(V.view, V.W, V.H, pointSize(V), fast);
+    V.r.draw(viewOf(V), V.W, V.H, pointSize(V), fast);
+    V.redraws = (V.redraws || 0) + 1;
     if (m && !fast) S.fullInMotion = true;
     V.stale = false; V.drawn = key; V.wasFast = fast;
   }
   const ctx = V.octx, p = V.pos, col = S.colours, d = V.dpr;
   ctx.clearRect(0, 0, V.W, V.H);
-  const at = (i) => toScreenV(V, p[2 * i], p[2 * i + 1]);
+  const at = (i) => screenPos(V, i);
   const ring = (i, r, colour, w = 1.5) => {
     const [x, y] = at(i);
     ctx.strokeStyle = colour; ctx.lineWidth = w * d;
@@ -471,12 +540,22 @@ function inPolygon(xs, ys, x, y) {
 // select selects the records inside polygon (data coordinates of view v) at once in the page,
 // then sends the polygon to the server, which keeps the selection (for the table and the CSV)
 // and answers its own rows; the page says so if they differ.
-async function select(v, polygon) {
+//
+// In a 3-D view the polygon is in screen pixels and the points are tested where the camera P
+// projects them (those behind the eye never): the request carries P, and the server projects
+// its own positions with the same arithmetic. (Sending the n projected positions instead would
+// make the request n×8 bytes; the camera is 12 numbers whatever n.)
+async function select(v, polygon, P = null) {
   const V = S.views[v], p = V.pos, xs = polygon.map((q) => q[0]), ys = polygon.map((q) => q[1]);
   const x0 = Math.min(...xs), x1 = Math.max(...xs), y0 = Math.min(...ys), y1 = Math.max(...ys);
   const rows = [], mask = new Uint8Array(S.n);
   for (let i = 0; i < S.n; i++) {
-    const x = p[2 * i], y = p[2 * i + 1];
+    let x, y;
+    if (P) {
+      let w;
+      [x, y, w] = project(P, p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+      if (!(w > 0)) continue;
+    } else { x = p[2 * i]; y = p[2 * i + 1]; }
     if (x >= x0 && x <= x1 && y >= y0 && y <= y1 && inPolygon(xs, ys, x, y)) { rows.push(i); mask[i] = 1; }
   }
   S.selected = Int32Array.from(rows); S.selMask = mask; S.selPolygon = polygon; S.selView = v;
@@ -485,7 +564,7 @@ async function select(v, polygon) {
   restyle();
   $('selnote').textContent = `${rows.length} records selected in “${V.name}”…`;
   await serial(async () => {
-    const r = await post('select', { view: v, polygon });
+    const r = await post('select', P ? { view: v, polygon, camera: P } : { view: v, polygon });
     S.selServer = new Int32Array(await r.arrayBuffer());
     S.selCount = +r.headers.get('X-Lowdim-Selected');
   });
@@ -547,6 +626,7 @@ function hitV(V, sx, sy) {
       if ((x - sx) ** 2 + (y - sy) ** 2 <= lim) return r;
     }
   }
+  if (V.dim === 3) return hit3(V, sx, sy, lim);
   const [dx, dy] = toDataV(V, sx, sy), p = V.pos, k2 = V.view.k * V.view.k;
   let best = lim / k2, arg = -1;
   for (let i = 0; i < S.n; i++) {
@@ -554,6 +634,22 @@ function hitV(V, sx, sy) {
     if (d < best) { best = d; arg = i; }
   }
   return arg;
+}
+
+// hit3 is hitV in a 3-D view, on the projected positions, depth-aware: of the points drawn under
+// the pointer (their disc covers it) the nearest to the eye — the one the user sees; with none
+// under it, the nearest on screen within lim (squared pixels).
+function hit3(V, sx, sy, lim) {
+  const P = viewOf(V).P, p = V.pos, rad = (pointSize(V) / 2 + 0.5) ** 2;
+  let best = lim, arg = -1, front = Infinity, under = -1;
+  for (let i = 0; i < S.n; i++) {
+    const [x, y, w] = project(P, p[3 * i], p[3 * i + 1], p[3 * i + 2]);
+    if (!(w > 0)) continue;
+    const d = (x - sx) ** 2 + (y - sy) ** 2;
+    if (d <= rad && w < front) { front = w; under = i; }
+    if (d < best) { best = d; arg = i; }
+  }
+  return under >= 0 ? under : arg;
 }
 
 const hit = (sx, sy) => hitV(S.views[0], sx, sy);
@@ -566,6 +662,12 @@ function listen(V) {
     const [sx, sy] = eventXY(V, e);
     if (S.tool !== 'pan') {
       S.lasso = { view: V.index, box: S.tool === 'box', pts: [[sx, sy]] };
+      return;
+    }
+    if (S.live && S.liveState && V.index === S.liveState.view) S.live.follow = false;
+    if (V.dim === 3) { // drag orbits
+      S.pan = { V, sx, sy, yaw: V.cam.yaw, pitch: V.cam.pitch };
+      c.classList.add('grab');
       return;
     }
     const i = V.index === 0 ? hitV(V, sx, sy) : -1;
@@ -607,6 +709,12 @@ function listen(V) {
       S.controls.set(S.drag.record, pos);
       S.pendingMove = { record: S.drag.record, pos };
       S.dirty = true;
+    } else if (S.pan && S.pan.V.dim === 3) {
+      // A drag across the view's shorter side turns it by about 180°.
+      const P = S.pan.V, a = Math.PI / Math.min(P.W, P.H);
+      P.cam.yaw = S.pan.yaw + (sx - S.pan.sx) * a;
+      P.cam.pitch = Math.max(-Math.PI / 2, Math.min(Math.PI / 2, S.pan.pitch + (sy - S.pan.sy) * a));
+      S.dirty = true;
     } else if (S.pan) {
       const P = S.pan.V;
       P.view.cx = S.pan.cx - (sx - S.pan.sx) / P.view.k;
@@ -624,7 +732,9 @@ function listen(V) {
       S.dirty = true;
       const pts = l.box ? boxCorners(l) : l.pts;
       if (pts.length >= 3 && !(l.box && (pts[0][0] === pts[2][0] || pts[0][1] === pts[2][1]))) {
-        select(l.view, pts.map(([x, y]) => toDataV(S.views[l.view], x, y))).catch(showError);
+        const L = S.views[l.view];
+        if (L.dim === 3) select(l.view, pts, viewOf(L).P).catch(showError);
+        else select(l.view, pts.map(([x, y]) => toDataV(L, x, y))).catch(showError);
       }
     }
     if (S.drag) {
@@ -640,8 +750,14 @@ function listen(V) {
 
   c.addEventListener('wheel', (e) => {
     e.preventDefault();
-    const [sx, sy] = eventXY(V, e), [x, y] = toDataV(V, sx, sy);
+    if (S.live && S.liveState && V.index === S.liveState.view) S.live.follow = false;
     const f = Math.exp(-e.deltaY * (e.deltaMode === 1 ? 0.05 : 0.0015));
+    if (V.dim === 3) { // zoom about the centre: a longer focal length
+      V.cam.f *= f;
+      S.dirty = true;
+      return;
+    }
+    const [sx, sy] = eventXY(V, e), [x, y] = toDataV(V, sx, sy);
     V.view.k *= f;
     V.view.cx = x - (sx - V.W / 2) / V.view.k;  // keep the data point under the cursor
     V.view.cy = y + (sy - V.H / 2) / V.view.k;
@@ -695,7 +811,7 @@ async function showRecord(i) {
   if (S.unc) html += `<br>uncertainty ${fmt(S.unc[i])}`;
   const near = new Set(nb.input);
   const kept = nb.views.map((v) => v.filter((j) => near.has(j)).length);
-  html += '<br>' + nb.views.map((_, v) => `${S.views.length > 1 ? esc(S.views[v].name) + ': ' : ''}${kept[v]} of its ${nb.k} input neighbours among its ${nb.k} nearest on screen`).join('<br>');
+  html += '<br>' + nb.views.map((_, v) => `${S.views.length > 1 ? esc(S.views[v].name) + ': ' : ''}${kept[v]} of its ${nb.k} input neighbours among its ${nb.k} nearest ${S.views[v].dim === 3 ? 'in its 3-D space' : 'on screen'}`).join('<br>');
   // With k on both sides every neighbour missed is a stranger let in: as many precision errors.
   $('nbnote').innerHTML = `#${i}, k = ${nb.k}: ` + nb.views.map((_, v) => `${esc(S.views[v].name)}: ${nb.k - kept[v]} recall errors (and as many precision errors)`).join('; ');
   const v = rec.values, dims = S.meta.image || squareImage();
@@ -847,13 +963,13 @@ let livePoll = 0;
 function liveView(st) {
   let V = S.views[st.view];
   if (!V) {
-    V = newView(st.view, `${st.variant === 'tnerv' ? 't-NeRV' : 'NeRV'} live`);
+    V = newView(st.view, `${st.variant === 'tnerv' ? (st.lambda === 1 ? 't-SNE' : 't-NeRV') : 'NeRV'} live${st.path === 'approximate' ? ' (Barnes–Hut)' : ''}`);
     S.views[st.view] = V;
     $('views').style.gridTemplateColumns = `repeat(${Math.min(S.views.length, 3)}, 1fr)`;
     listen(V);
     resize();
     V.r.setColours(S.colours, S.order);
-    S.live = { fitted: false };
+    S.live = { fitted: false, follow: true };
   }
   return V;
 }
@@ -870,9 +986,15 @@ async function showLive(st) {
   $('live-pause').disabled = !active;
   $('live-pause').textContent = running ? 'Pause' : 'Resume';
   $('live-stop').disabled = !active;
-  const p = st.progress[1] ? ` (iteration ${st.progress[0]} of ${st.progress[1]})` : '';
+  const stage = { knn: 'the k-NN graph', 'knn-trees': 'the k-NN graph (trees)', 'mean distance': 'the mean distance', nerv: 'iteration' }[st.stage] || st.stage;
+  const p = st.progress[1] ? ` (${stage} ${st.progress[0]} of ${st.progress[1]})` : '';
   const last = st.history[st.history.length - 1];
-  $('livenote').textContent = `${st.state}: round ${st.round}${running ? p : ''}` + (last ? `; precision ${fmt(last.precision)}, recall ${fmt(last.recall)} at λ = ${last.lambda}` : st.round === 0 && running ? '; the first round anneals' : '') + (st.error ? `: ${st.error}` : '');
+  const fast = st.path === 'approximate';
+  $('livenote').textContent = `${st.state}: round ${st.round}${running ? p : ''}` +
+    (fast ? `; ${st.iterations} iterations${st.exaggerating ? ' (early exaggeration: λ = 1 until it ends)' : ''}` : '') +
+    (last ? `; precision ${fmt(last.precision)}, recall ${fmt(last.recall)} at λ = ${last.lambda}` : st.round === 0 && running ? (fast ? '; the first round finds the neighbours' : '; the first round anneals') : '') + (st.error ? `: ${st.error}` : '');
+  $('live-progress').value = running && st.progress[1] ? st.progress[0] / st.progress[1] : 0;
+  $('live-progress').hidden = !running;
   plotCosts(st.history);
   if (st.state !== 'none') {
     const V = liveView(st);
@@ -880,33 +1002,39 @@ async function showLive(st) {
       S.liveRound = st.round;
       const b = await (await request(api('live/positions'))).arrayBuffer();
       setPos(V, new Float32Array(b));
-      if (!S.live.fitted) { fitView(V); S.live.fitted = true; }
+      // t-SNE's layout grows a hundredfold as it forms: the view follows it until the user pans or zooms it.
+      if (!S.live.fitted || (S.live.follow && st.path === 'approximate')) { fitView(V); S.live.fitted = true; }
     }
   }
   clearTimeout(livePoll);
   if (running) livePoll = setTimeout(() => request(api('live')).then((r) => r.json()).then(showLive).catch(showError), 250);
 }
 
+// plotCosts draws both cost terms per round, each on its own vertical scale (its range written
+// in its colour): t-SNE's precision term is many times its recall term, and on one scale the
+// recall curve would lie flat.
 function plotCosts(hist) {
   const c = $('costs'), g = c.getContext('2d'), W = c.width, H = c.height;
   g.clearRect(0, 0, W, H);
   if (!hist.length) return;
-  const vals = hist.flatMap((h) => [h.precision, h.recall]);
-  const lo = Math.min(...vals), hi = Math.max(...vals), m = Math.max(hist.length - 1, 1);
-  const X = (k) => 6 + (W - 12) * k / m, Y = (v) => H - 14 - (H - 28) * (v - lo) / ((hi - lo) || 1);
+  const m = Math.max(hist.length - 1, 1), X = (k) => 6 + (W - 12) * k / m;
   g.strokeStyle = '#bbb'; g.fillStyle = '#666'; g.font = '10px system-ui';
   hist.forEach((h, k) => {
-    if (k && h.lambda !== hist[k - 1].lambda) { g.beginPath(); g.moveTo(X(k), 10); g.lineTo(X(k), H - 12); g.stroke(); g.fillText(`λ ${h.lambda}`, X(k) + 2, 20); }
+    if (k && h.lambda !== hist[k - 1].lambda) { g.beginPath(); g.moveTo(X(k), 22); g.lineTo(X(k), H - 12); g.stroke(); g.fillText(`λ ${h.lambda}`, X(k) + 2, 32); }
   });
-  for (const [key, colour] of [['precision', '#c000c0'], ['recall', '#e07000']]) {
+  for (const [key, colour, at] of [['precision', '#c000c0', 6], ['recall', '#e07000', W / 2]]) {
+    const v = hist.map((h) => h[key]).filter(Number.isFinite);
+    if (!v.length) continue;
+    const lo = Math.min(...v), hi = Math.max(...v);
+    const Y = (x) => H - 14 - (H - 40) * (x - lo) / ((hi - lo) || 1);
     g.strokeStyle = colour; g.lineWidth = 1.5;
     g.beginPath();
     hist.forEach((h, k) => (k ? g.lineTo(X(k), Y(h[key])) : g.moveTo(X(k), Y(h[key]))));
     g.stroke();
+    g.fillStyle = colour; g.fillText(`${fmt(lo)} – ${fmt(hi)}`, at, 10);
   }
   g.fillStyle = '#c000c0'; g.fillText('precision KL(q‖p)', 6, H - 2);
   g.fillStyle = '#e07000'; g.fillText('recall KL(p‖q)', 110, H - 2);
-  g.fillStyle = '#666'; g.fillText(fmt(hi), W - 50, 10);
 }
 
 $('lambda').oninput = () => { $('lambda-value').textContent = (+$('lambda').value).toFixed(2); };
@@ -915,8 +1043,11 @@ $('lambda').onchange = () => {
 };
 $('live-start').onclick = () => {
   S.liveRound = 0;
-  if (S.live) S.live.fitted = false;
+  if (S.live) { S.live.fitted = false; S.live.follow = true; }
   liveAction({ action: 'start', lambda: +$('lambda').value, variant: $('variant').value }).catch(showError);
+};
+$('variant').onchange = () => { // t-SNE is t-NeRV at λ = 1
+  if ($('variant').value === 'tsne') { $('lambda').value = 1; $('lambda-value').textContent = '1.00'; }
 };
 $('live-pause').onclick = () => liveAction({ action: S.liveState.state === 'running' ? 'pause' : 'resume' }).catch(showError);
 $('live-stop').onclick = () => liveAction({ action: 'stop' }).catch(showError);
@@ -949,7 +1080,8 @@ async function start() {
   $('views').style.gridTemplateColumns = `repeat(${Math.min(names.length, 3)}, 1fr)`;
   S.software = RENDERER === 'auto' && softwareGL();
   S.useGL = RENDERER === 'webgl2' || (RENDERER === 'auto' && !S.software);
-  S.views = names.map((name, v) => newView(v, v === 0 && !S.readOnly ? `projection (${S.method})` : name));
+  const dims = S.meta.dims || names.map(() => 2);
+  S.views = names.map((name, v) => newView(v, v === 0 && !S.readOnly ? `projection (${S.method})` : name + (dims[v] === 3 ? ' (3-D: drag to orbit)' : ''), dims[v]));
   S.renderer = S.views[0].r.kind;
   $('renderer').textContent = S.renderer === 'webgl2' ? 'WebGL2' : S.software ? 'canvas 2D (the WebGL here is software: 2D is cheaper)' : RENDERER === '2d' ? 'canvas 2D' : 'canvas 2D (no WebGL2)';
   S.views.forEach(listen);
@@ -973,13 +1105,27 @@ async function start() {
   fit();
   recolour();
   if (!S.readOnly) await listControls();
-  if (S.n > S.meta.live_max) {
+  if (S.n > S.meta.live_max_fast) {
     $('live-start').disabled = true;
-    $('livenote').textContent = `A live fit takes at most ${S.meta.live_max} records (NeRV's exact path); this data set has ${S.n}: fit it with lowdim embed and show it with -embedding.`;
+    $('livenote').textContent = `A live fit takes at most ${S.meta.live_max_fast} records; this data set has ${S.n}: fit it with lowdim embed and show it with -embedding.`;
+  } else if (S.n > S.meta.live_max) {
+    // Gaussian NeRV has no fast path: t-NeRV and t-SNE only, on the approximate path.
+    $('variant').querySelector('option[value=nerv]').disabled = true;
+    $('variant').value = 'tnerv';
+    $('livenote').textContent = `NeRV (Gaussian) has no fast path: it runs live on at most ${S.meta.live_max} records, and this data set has ${S.n}. ` +
+      `t-NeRV and t-SNE run on the approximate path (k-NN graph, Barnes–Hut): their first iterations form the clusters at λ = 1 with early exaggeration, then λ applies.`;
+  }
+  if (S.meta.live_start) { // lowdim serve -method nerv|tnerv|tsne
+    const ls = S.meta.live_start;
+    $('variant').value = ls.variant;
+    $('lambda').value = ls.lambda;
+    $('lambda-value').textContent = (+ls.lambda).toFixed(2);
+    S.liveAuto = true;
   }
   S.ready = true;
   status('ready');
   requestAnimationFrame(frame);
+  if (S.liveAuto) $('live-start').click();
   refreshQuality();
 }
 
@@ -995,11 +1141,13 @@ async function idle() {
 // For the browser tests: screenOf gives a record's place in page (CSS) pixels, toDataCSS the data
 // coordinates of a page position, hitAt the record under a canvas pixel; the …V forms take a view.
 const screenOfV = (v, i) => {
-  const V = S.views[v], [x, y] = toScreenV(V, V.pos[2 * i], V.pos[2 * i + 1]), r = V.ov.getBoundingClientRect();
+  const V = S.views[v], [x, y] = screenPos(V, i), r = V.ov.getBoundingClientRect();
   return [r.left + x / V.dpr, r.top + y / V.dpr];
 };
 window.lowdim = {
-  state: S, toScreen, toData, idle, hitAt: hit, inPolygon, hoverRecord,
+  state: S, toScreen, toData, idle, hitAt: hit, inPolygon, hoverRecord, project,
+  // camera returns the projection P of 3-D view v as drawn now (null for a 2-D view).
+  camera: (v) => (S.views[v].dim === 3 ? viewOf(S.views[v]).P.slice() : null),
   screenOf: (i) => screenOfV(0, i),
   screenOfV,
   hitAtV: (v, x, y) => hitV(S.views[v], x, y),
