@@ -23,7 +23,8 @@
 //	baseline/lda, nca, mcml, lpp, lmnn
 //	              supervised linear maps y = W(x − μ): Fisher LDA, NCA, MCML, LPP, LMNN; they share
 //	              baseline/internal/classes (label checks), linmap (the model), stochnb (NCA/MCML sums)
-//	baseline/sisomap  supervised Isomap (label-aware dissimilarities, geodesics, classical MDS)
+//	baseline/sisomap  supervised Isomap (label-aware dissimilarities, geodesics, classical MDS; an
+//	              RBF network places new rows)
 //	internal/minibatch  the worker pool, block split and Adam step of hope and ptsne
 //	ptsne         parametric t-SNE: a network trained on mini-batch t-SNE costs, with Transform
 //	baseline/isomap, laplacian, lle (standard, Hessian, LTSA), mds (SMACOF, Sammon, CCA, CDA,

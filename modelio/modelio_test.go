@@ -281,6 +281,16 @@ func TestDecoderLimits(t *testing.T) {
 	if v := d.Float64s(); v != nil || !errors.Is(d.Err(), dataset.ErrInvalid) {
 		t.Fatalf("absurd slice length: v=%v err=%v", v, d.Err())
 	}
+	d = NewDecoder(e.Bytes())
+	if v := d.Ints(); v != nil || !errors.Is(d.Err(), dataset.ErrInvalid) {
+		t.Fatalf("absurd int slice length: v=%v err=%v", v, d.Err())
+	}
+	e = Encoder{}
+	e.Ints([]int{0, -3, 1 << 40})
+	d = NewDecoder(e.Bytes())
+	if v := d.Ints(); len(v) != 3 || v[1] != -3 || v[2] != 1<<40 || d.Finish() != nil {
+		t.Fatalf("ints round trip: %v, %v", v, d.Err())
+	}
 	e = Encoder{}
 	e.Uint64(1 << 32)
 	e.Uint64(1 << 32) // rows*cols overflows 64 bits after ×8

@@ -37,6 +37,15 @@ func (e *Encoder) Float64s(v []float64) {
 	}
 }
 
+// Ints appends len(v) and the values, each as Int writes it.
+func (e *Encoder) Ints(v []int) {
+	e.Uint64(uint64(len(v)))
+	e.buf = slices.Grow(e.buf, 8*len(v))
+	for _, x := range v {
+		e.Int(x)
+	}
+}
+
 // String appends len(s) and the bytes of s.
 func (e *Encoder) String(s string) {
 	e.Uint64(uint64(len(s)))
@@ -152,6 +161,19 @@ func (d *Decoder) Float64s() []float64 {
 	v := make([]float64, n)
 	for i := range v {
 		v[i] = d.Float64()
+	}
+	return v
+}
+
+// Ints reads a length-prefixed slice written by Encoder.Ints; an empty slice reads as nil.
+func (d *Decoder) Ints() []int {
+	n := d.length(8, "int slice")
+	if d.err != nil || n == 0 {
+		return nil
+	}
+	v := make([]int, n)
+	for i := range v {
+		v[i] = d.Int()
 	}
 	return v
 }

@@ -77,6 +77,13 @@ func (e Embedder) approxFor(n int) bool {
 	return e.Graph != nil || e.Variant == StudentT && n > ApproxMin
 }
 
+// Places reports whether a fit of n feature rows returns a *Map, which places new rows and has
+// a model file: t-SNE and t-NeRV fitted from features on the approximate path, without a
+// precomputed graph. The CLI asks before fitting, so that -model is refused before a long fit.
+func (e Embedder) Places(n int) bool {
+	return e.Variant == StudentT && e.Graph == nil && e.Distances == nil && e.approxFor(n)
+}
+
 func (e Embedder) theta() float64 {
 	switch {
 	case e.Theta < 0:

@@ -26,7 +26,13 @@
 //
 // Model.Transform is scikit-learn's LocallyLinearEmbedding.transform for every variant: a
 // new point's barycentre weights over its k nearest training points, applied to their
-// embedded coordinates.
+// embedded coordinates. A training row so transformed does not land on its fitted coordinates
+// (it is its own nearest neighbour, at distance 0, and the regularised weights spread over the
+// others): on the 400-point golden S-curve (k = 10) the largest move is 1.1 % of the
+// embedding's largest row sum |y_1| + |y_2| (Hessian and LTSA: 1.8 %; TestModelFile).
+//
+// Model files (kind "lle", package modelio) keep what Transform reads: the embedding, the
+// training rows, k and the regularisation.
 package lle
 
 import (
@@ -373,8 +379,8 @@ func ltsaBlock(x *mat.Dense, idx []int32, dim, h int) ([]float64, error) {
 	return blk.RawMatrix().Data, nil
 }
 
-// Transform embeds new rows x (m×H) into dst (m×D) by their barycentre weights over their k
-// nearest training rows.
+// Transform embeds new rows x (m×H) into dst (m×D, or empty to be resized) by their barycentre
+// weights over their k nearest training rows.
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, h := m.x.Dims()
 	r, c := x.Dims()
@@ -382,7 +388,12 @@ func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	if c != h {
 		return dataset.Invalidf("lle: new rows have %d columns, the model was fitted on %d", c, h)
 	}
-	if dr, dc := dst.Dims(); dr != r || dc != dim {
+	if r == 0 {
+		return dataset.Invalidf("lle: no rows to transform")
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, dim)
+	} else if dr, dc := dst.Dims(); dr != r || dc != dim {
 		return dataset.Invalidf("lle: destination is %d×%d, want %d×%d", dr, dc, r, dim)
 	}
 	xs := mat.DenseCopyOf(x)

@@ -14,15 +14,20 @@
 // graph is made undirected, geodesic dissimilarities are the shortest paths (gonum/graph's
 // Dijkstra from every row) and classical MDS (package baseline/cmds) embeds them.
 //
-// The method needs every row's label and has no out-of-sample map (the paper trains a radial
-// basis function network for new points; that is not here): the Model has no Transform. Time
-// O(n²H) for the neighbours and O(n·E log n) for the paths; memory O(n²) for the geodesic
-// matrix and the eigenproblem (checked against the available memory by package cmds).
+// The method needs every row's label. New rows, whose labels are unknown, are placed by a
+// regularised Gaussian RBF network trained on the embedding, as the paper places them with a
+// GRBF network (network.go has the details: centres, width and ridge chosen by closed-form
+// leave-one-out error); Model.Transform applies it and the model has a file (kind "sisomap").
+// Time O(n²H) for the neighbours, O(n·E log n) for the paths and O(n·M²) per width for the
+// network (M ≤ Centers centres); memory O(n²) for the geodesic matrix and the eigenproblem
+// (checked against the available memory by package cmds).
 package sisomap
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"slices"
 	"sort"
 
 	"gonum.org/v1/gonum/graph/path"
@@ -54,6 +59,11 @@ type SIsomap struct {
 	// Beta is β; 0 means the mean squared Euclidean distance over all pairs (see the package
 	// documentation).
 	Beta float64
+	// Centers bounds the out-of-sample network's centres; 0 means DefaultCenters. With more
+	// training rows than that, the centres are a random subset of them drawn from Seed.
+	Centers int
+	// Seed seeds the choice of the network's centres.
+	Seed uint64
 	// Progress, if not nil, receives ("sisomap neighbours", rows, n) and ("sisomap paths", rows, n).
 	Progress lowdim.Progress
 }
@@ -64,12 +74,20 @@ type Model struct {
 	Y *mat.Dense
 	// Beta is the β used.
 	Beta float64
+	// Width and Ridge are the out-of-sample network's σ and μ, LOO its mean leave-one-out
+	// squared error on the training rows (see network.go).
+	Width, Ridge, LOO float64
+
+	net *network
 }
 
 // Embedding returns Y.
 func (m *Model) Embedding() *mat.Dense { return m.Y }
 
-var _ lowdim.Embedder = SIsomap{}
+var (
+	_ lowdim.Embedder    = SIsomap{}
+	_ lowdim.Transformer = (*Model)(nil)
+)
 
 // Fit embeds every row of d, which must all be labelled.
 func (s SIsomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
@@ -104,6 +122,12 @@ func (s SIsomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) 
 		return nil, dataset.Invalidf("sisomap: Beta %v: expected a positive number", s.Beta)
 	case !(alpha > 0 && alpha <= 1):
 		return nil, dataset.Invalidf("sisomap: Alpha %v: expected a number in (0, 1]", alpha)
+	case s.Centers < 0:
+		return nil, dataset.Invalidf("sisomap: Centers %d: expected a positive number (or 0 for %d)", s.Centers, DefaultCenters)
+	}
+	centers := s.Centers
+	if centers == 0 {
+		centers = DefaultCenters
 	}
 	beta := s.Beta
 	if beta == 0 {
@@ -116,16 +140,21 @@ func (s SIsomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) 
 	// The K nearest rows of each row under D.
 	nbr := make([][]int, n)
 	dis := make([][]float64, n)
+	kth := make([]float64, n) // squared Euclidean distance to the K-th nearest row
 	err = neighbors.Rows(ctx, d.X, neighbors.Options{}, func(_, i int, d2 []float64) error {
 		idx := make([]int, 0, n-1)
 		row := make([]float64, n)
+		e2 := make([]float64, 0, n-1)
 		for j, v := range d2 {
 			if j == i {
 				continue
 			}
 			row[j] = Dissimilarity(v, beta, alpha, class[i] == class[j])
 			idx = append(idx, j)
+			e2 = append(e2, v)
 		}
+		slices.Sort(e2)
+		kth[i] = e2[k-1]
 		sort.SliceStable(idx, func(a, b int) bool { return row[idx[a]] < row[idx[b]] })
 		nbr[i] = idx[:k]
 		dis[i] = make([]float64, k)
@@ -152,7 +181,7 @@ func (s SIsomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) 
 		}
 	}
 	if cc := topo.ConnectedComponents(g); len(cc) > 1 {
-		return nil, dataset.Invalidf("sisomap: the %d-nearest-neighbour graph has %d connected components: geodesic distances between them are infinite; raise K", k, len(cc))
+		return nil, &DisconnectedError{K: k, Components: len(cc)}
 	}
 	geo := mat.NewSymDense(n, nil)
 	for i := range n {
@@ -169,8 +198,58 @@ func (s SIsomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) 
 	if err != nil {
 		return nil, err
 	}
-	return &Model{Y: m.Y, Beta: beta}, nil
+	slices.Sort(kth)
+	s0 := math.Sqrt(kth[n/2])
+	if s0 == 0 {
+		return nil, dataset.Invalidf("sisomap: half the rows have %d duplicates or more: the network's width would be 0", k)
+	}
+	net, err := trainNetwork(ctx, d.X, m.Y, s0, centers, s.Seed)
+	if err != nil {
+		return nil, err
+	}
+	return &Model{Y: m.Y, Beta: beta, Width: net.width, Ridge: net.ridge, LOO: net.loo, net: net}, nil
 }
+
+// Transform places new rows x (r×H, the training rows' columns) into dst (r×D, or empty to be
+// resized) by the network.
+func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
+	r, c := x.Dims()
+	_, h := m.net.centers.Dims()
+	_, dim := m.Y.Dims()
+	if c != h {
+		return dataset.Invalidf("sisomap: new rows have %d columns, the model was fitted on %d", c, h)
+	}
+	if r == 0 {
+		return dataset.Invalidf("sisomap: no rows to transform")
+	}
+	if dst.IsEmpty() {
+		dst.ReuseAs(r, dim)
+	} else if dr, dc := dst.Dims(); dr != r || dc != dim {
+		return dataset.Invalidf("sisomap: destination is %d×%d, want %d×%d", dr, dc, r, dim)
+	}
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
+				return dataset.Invalidf("sisomap: new row %d column %d is %v", i+1, j+1, v)
+			}
+		}
+	}
+	m.net.apply(dst, x)
+	return nil
+}
+
+// DisconnectedError is Fit's error when the K-nearest-neighbour graph under D falls apart; it
+// wraps dataset.ErrInvalid. A caller choosing K can raise it and try again.
+type DisconnectedError struct {
+	K, Components int
+}
+
+func (e *DisconnectedError) Error() string {
+	return fmt.Sprintf("sisomap: the %d-nearest-neighbour graph has %d connected components: geodesic distances between them are infinite; raise K", e.K, e.Components)
+}
+
+// Unwrap returns dataset.ErrInvalid.
+func (e *DisconnectedError) Unwrap() error { return dataset.ErrInvalid }
 
 // Dissimilarity is S-Isomap's D for a squared Euclidean distance d2, given β and α; same tells
 // whether the two rows share a class. A different-class value that overflows is +Inf.

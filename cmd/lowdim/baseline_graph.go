@@ -27,6 +27,7 @@ func sortedKeys(m map[string]bool) []string {
 
 func init() {
 	graphKMethods["isomap"] = true
+	modelMethods["isomap"] = true
 	methods["isomap"] = func(s methodSettings) lowdim.Embedder {
 		return isomap.Isomap{Dim: s.dim, Neighbors: s.graphK, Progress: s.progress}
 	}
@@ -42,6 +43,7 @@ func init() {
 func init() {
 	for name, v := range map[string]lle.Variant{"lle": lle.Standard, "hlle": lle.Hessian, "ltsa": lle.LTSA} {
 		graphKMethods[name] = true
+		modelMethods[name] = true
 		methods[name] = func(s methodSettings) lowdim.Embedder {
 			return lle.LLE{Dim: s.dim, Neighbors: s.graphK, Variant: v, Progress: s.progress}
 		}

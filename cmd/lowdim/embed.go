@@ -104,7 +104,7 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		dim       = fs.Int("dim", 2, "output dimension: 2 or 3")
 		seed      = fs.Uint64("seed", 1, "random seed (the same seed gives the same output bytes; pca and cmds are deterministic)")
 		out       = fs.String("o", "", "write the embedding CSV to `file` (default: standard output)")
-		modelPath = fs.String("model", "", "save the fitted model to `file` (pca, pe, hope, shope, lda, nca, mcml, lpp, lmnn, ptsne; tsne and tnerv on the approximate path); lowdim transform embeds new rows with it")
+		modelPath = fs.String("model", "", "save the fitted model to `file` ("+strings.Join(sortedKeys(modelMethods), ", ")+"; tsne and tnerv on the approximate path); lowdim transform embeds new rows with it; refused before the fit for other methods")
 		plotPath  = fs.String("plot", "", "draw the embedding to `file` (.png, .svg or .pdf)")
 		withQual  = fs.Bool("quality", false, "measure the embedding and print the quality table (to standard output with -o, else to standard error)")
 		neighbors = fs.Int("neighbors", 20, "effective number of neighbours k_eff of the nerv family (snerv: default 0.5·n/G), and the neighbourhood size for -quality")
@@ -231,6 +231,9 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	)
 	switch {
 	case *distances != "":
+		if *modelPath != "" {
+			return checkModelFile(*method, nil, 0, true)
+		}
 		d, model, err = embedDistances(ctx, e, &in, *distances, inputPath, *method, settings)
 	case *method == "pe":
 		if d, classNames, err = pf.peData(ctx, e, &in, inputPath, settings); err == nil {
@@ -242,7 +245,13 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 		}
 	default:
 		if d, err = in.load(e, inputPath); err == nil {
-			model, err = build(settings).Fit(ctx, d)
+			emb := build(settings)
+			if *modelPath != "" {
+				if err := checkModelFile(*method, emb, d.Len(), false); err != nil {
+					return err
+				}
+			}
+			model, err = emb.Fit(ctx, d)
 			ctx, err = keepBest(ctx, *method, model, err, settings.warn)
 		}
 	}
@@ -263,11 +272,8 @@ func runEmbed(ctx context.Context, e *env, args []string) error {
 	var saver modelio.Model
 	if *modelPath != "" {
 		if saver, ok = model.(modelio.Model); !ok {
-			if _, ok := model.(lowdim.Transformer); ok {
-				// Isomap and LLE place new rows in the library (Transform) but have no model file yet.
-				return usagef("-model: this %s fit places new rows through the library's Transform, but lowdim has no model file for it yet (models: pca, pe, hope, shope, lda, nca, mcml, lpp, lmnn, ptsne; tsne and tnerv fitted from features on the approximate path, -approx or n > %d)", *method, nerv.ApproxMin)
-			}
-			return usagef("-model: this %s fit is not parametric and cannot place new rows (models: pca, pe, hope, shope, lda, nca, mcml, lpp, lmnn, ptsne; tsne and tnerv fitted from features on the approximate path, -approx or n > %d)", *method, nerv.ApproxMin)
+			// checkModelFile let the fit run: its list and this model disagree.
+			return checkModelFile(*method, nil, 0, false)
 		}
 	}
 	y := model.Embedding()

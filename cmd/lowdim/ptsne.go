@@ -7,6 +7,7 @@ import (
 
 // Parametric t-SNE (issue 17 part 4, the HOPE paper's pt-SNE row) with the package's defaults.
 func init() {
+	modelMethods["ptsne"] = true
 	methods["ptsne"] = func(s methodSettings) lowdim.Embedder {
 		return ptsne.Embedder{Dim: s.dim, Seed: s.seed, Progress: s.progress}
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -60,5 +62,27 @@ func TestSupervisedMethods(t *testing.T) {
 		if s != 2 || !strings.Contains(stderr, "no labels") {
 			t.Errorf("%s without labels: status %d, %q", method, s, stderr)
 		}
+	}
+}
+
+// TestSIsomapModel: supervised Isomap saves its model (the out-of-sample network) and lowdim
+// transform places rows without labels with it; the same seed writes the same model bytes.
+func TestSIsomapModel(t *testing.T) {
+	in, bare := blobsCSV(t, true), blobsCSV(t, false)
+	dir := t.TempDir()
+	m1, m2 := filepath.Join(dir, "a.lowdim"), filepath.Join(dir, "b.lowdim")
+	for _, m := range []string{m1, m2} {
+		if _, stderr, s := runCLI(t, "", "embed", "-method", "sisomap", "-seed", "7", "-model", m, "-o", filepath.Join(dir, "e.csv"), in); s != 0 {
+			t.Fatalf("embed: status %d: %s", s, stderr)
+		}
+	}
+	a, _ := os.ReadFile(m1)
+	b, _ := os.ReadFile(m2)
+	if len(a) == 0 || !bytes.Equal(a, b) {
+		t.Errorf("two fits wrote different model files (%d and %d bytes)", len(a), len(b))
+	}
+	out, stderr, s := runCLI(t, "", "transform", "-model", m1, bare)
+	if s != 0 || strings.Count(out, "\n") != 91 || !strings.HasPrefix(out, "x,y\n") {
+		t.Errorf("transform: status %d, %d lines: %s", s, strings.Count(out, "\n"), stderr)
 	}
 }

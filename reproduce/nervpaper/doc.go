@@ -10,8 +10,9 @@
 //     t-SNE — on random subsets of Letter, Phoneme and Landsat.
 //   - RunSupervised: k-fold cross-validation of supervised NeRV (SNeRV, λ = 0.1 and 0.3, composed
 //     here as SNeRV from posterior, learnmetric and nerv), Parametric Embedding of the same fold's
-//     discriminative mixture, and PCA: held-out rows are embedded with their labels hidden and
-//     classified by 5-NN among the training rows; the two best methods are compared by a paired
+//     discriminative mixture, PCA, NCA and supervised Isomap (its RBF network places the held-out
+//     rows): held-out rows are embedded with their labels hidden and classified by 5-NN among the
+//     training rows; the best method and the best of another family are compared by a paired
 //     t-test (reproduce.PairedTTest) (paper §5, Figure 13, Table 3).
 //   - RunTradeOff: mean smoothed precision and recall as λ runs over [0, 1] (paper Figure 4).
 //

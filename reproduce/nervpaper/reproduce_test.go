@@ -107,9 +107,9 @@ func TestQuickReport(t *testing.T) {
 		}
 	}
 	for _, s := range r.Supervised {
-		// SNeRV at two λ, PE, PCA and NCA.
-		if len(s.Methods) != 5 || s.Methods[2].Method != "PE" || s.Methods[4].Method != "NCA" {
-			t.Errorf("%s: methods %v, want SNeRV ×2, PE, PCA, NCA", s.Data, s.Methods)
+		// SNeRV at two λ, PE, PCA, NCA and S-Isomap (with a K per fold).
+		if len(s.Methods) != 6 || s.Methods[2].Method != "PE" || s.Methods[4].Method != "NCA" || s.Methods[5].Method != "S-Isomap" || len(s.SIsomapK) != 3 {
+			t.Errorf("%s: methods %v (S-Isomap K %v), want SNeRV ×2, PE, PCA, NCA, S-Isomap and 3 K", s.Data, s.Methods, s.SIsomapK)
 		}
 		if s.Best == s.Second || !(s.Test.P >= 0 && s.Test.P <= 1) {
 			t.Errorf("%s: best %d second %d p %v", s.Data, s.Best, s.Second, s.Test.P)

@@ -2,6 +2,7 @@ package nervpaper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -10,7 +11,9 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/baseline/nca"
+	"github.com/lowdim/lowdim/baseline/sisomap"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/learnmetric"
 	"github.com/lowdim/lowdim/linproj"
@@ -50,6 +53,8 @@ type Supervised struct {
 	Best, Second int
 	Test         reproduce.TTest
 	Metrics      []FoldMetric
+	// SIsomapK is the graph size S-Isomap used in each fold (foldSIsomap).
+	SIsomapK []int
 	// Example is SNeRV λ = 0.1 of the first fold: every row embedded, Test marks the held-out
 	// rows (their labels were hidden from the fit).
 	Example    *mat.Dense
@@ -123,7 +128,9 @@ func (s SNeRV) Fit(ctx context.Context, d *dataset.Set) ([]*mat.Dense, FoldMetri
 // the held-out rows are embedded with their labels hidden, by SNeRV at λ = 0.1 and 0.3, by
 // Parametric Embedding of the same fold's discriminative mixture (fitted on the training rows'
 // posteriors, held-out rows placed by Transform), by PCA (fitted on all rows; it never sees
-// labels) and by NCA (a linear map learnt from the training rows' labels), and classified by 5-NN among the training rows in the embedding. The two methods with the lowest mean error are compared by a paired t-test.
+// labels), by NCA (a linear map learnt from the training rows' labels) and by supervised Isomap
+// of the training rows with its out-of-sample network (foldSIsomap), and classified by 5-NN
+// among the training rows in the embedding. The two methods with the lowest mean error are compared by a paired t-test.
 func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, error) {
 	c.defaults()
 	if !d.HasLabels() {
@@ -137,7 +144,7 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 	for _, lam := range SupervisedLambdas {
 		names = append(names, fmt.Sprintf("SNeRV (λ = %g)", lam))
 	}
-	names = append(names, "PE", "PCA", "NCA")
+	names = append(names, "PE", "PCA", "NCA", "S-Isomap")
 	r.Methods = make([]CVScore, len(names))
 	for m := range names {
 		r.Methods[m] = CVScore{Method: names[m], Errors: make([]float64, c.Folds)}
@@ -197,6 +204,14 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 		}
 		ys = append(ys, nm.Embedding())
 		secs[len(SupervisedLambdas)+2] = time.Since(t0).Seconds()
+		t0 = time.Now()
+		sy, sk, err := foldSIsomap(ctx, c, d, train, test)
+		if err != nil {
+			return nil, fmt.Errorf("reproduce: %s fold %d: S-Isomap: %w", d.Name, f+1, err)
+		}
+		ys = append(ys, sy)
+		r.SIsomapK = append(r.SIsomapK, sk)
+		secs[len(SupervisedLambdas)+3] = time.Since(t0).Seconds()
 		for m, y := range ys {
 			e, err := reproduce.HeldOutKNNError(y, d.Labels, train, test, 5)
 			if err != nil {
@@ -208,10 +223,10 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 		if f == 0 {
 			r.Example, r.ExampleMap = ys[0], inTest
 		}
-		c.logf("%s: fold %d/%d  G=%d s=%.3g k_eff=%.1f  5-NN test error: SNeRV 0.1 %.3f, SNeRV 0.3 %.3f, PE %.3f, PCA %.3f  (SNeRV %.1fs, PE %.2fs)",
+		c.logf("%s: fold %d/%d  G=%d s=%.3g k_eff=%.1f  5-NN test error: SNeRV 0.1 %.3f, SNeRV 0.3 %.3f, PE %.3f, PCA %.3f, NCA %.3f, S-Isomap %.3f (K %d)  (SNeRV %.1fs, PE %.2fs, S-Isomap %.1fs)",
 			d.Name, f+1, c.Folds, fm.Gaussians, fm.Width, fm.Perplexity,
-			r.Methods[0].Errors[f], r.Methods[1].Errors[f], r.Methods[2].Errors[f], r.Methods[3].Errors[f],
-			secs[0]*float64(len(SupervisedLambdas)), secs[len(SupervisedLambdas)])
+			r.Methods[0].Errors[f], r.Methods[1].Errors[f], r.Methods[2].Errors[f], r.Methods[3].Errors[f], r.Methods[4].Errors[f], r.Methods[5].Errors[f], sk,
+			secs[0]*float64(len(SupervisedLambdas)), secs[len(SupervisedLambdas)], secs[len(SupervisedLambdas)+3])
 	}
 	for m := range r.Methods {
 		r.Methods[m].Mean, r.Methods[m].Std = reproduce.MeanStd(r.Methods[m].Errors)
@@ -262,6 +277,58 @@ func foldPE(ctx context.Context, c Config, mix *posterior.Mixture, d *dataset.Se
 		y.SetRow(i, yt.RawRowView(a))
 	}
 	return y, nil
+}
+
+// SIsomapKs are the graph sizes foldSIsomap tries, smallest first.
+var SIsomapKs = []int{10, 20, 40, 80, 160}
+
+// foldSIsomap embeds one fold by supervised Isomap (Geng et al. 2005) of the training rows, with
+// the smallest K of SIsomapKs whose graph is connected (the label-aware dissimilarity keeps a
+// row's nearest rows in its class, so small K leaves one component per class or group of
+// classes; the paper does not say how it chose K), and places the held-out rows by the model's
+// out-of-sample network, which sees their features only. It returns every row's coordinates and
+// the K used.
+func foldSIsomap(ctx context.Context, c Config, d *dataset.Set, train, test []int) (*mat.Dense, int, error) {
+	tr := d.Subset(train)
+	var (
+		m   lowdim.Model
+		err error
+		k   int
+	)
+	for _, k = range SIsomapKs {
+		if k >= len(train) {
+			break
+		}
+		m, err = sisomap.SIsomap{K: k, Seed: c.Seed}.Fit(ctx, tr)
+		var de *sisomap.DisconnectedError
+		if !errors.As(err, &de) {
+			break
+		}
+	}
+	if err != nil {
+		return nil, k, err
+	}
+	sm, ok := m.(*sisomap.Model)
+	if !ok {
+		return nil, k, dataset.Invalidf("S-Isomap: %d training rows are too few for K = %d", len(train), SIsomapKs[0])
+	}
+	_, dim := sm.Y.Dims()
+	xt := mat.NewDense(len(test), d.Dim(), nil)
+	for a, i := range test {
+		xt.SetRow(a, d.X.RawRowView(i))
+	}
+	yt := mat.NewDense(len(test), dim, nil)
+	if err := sm.Transform(yt, xt); err != nil {
+		return nil, k, err
+	}
+	y := mat.NewDense(d.Len(), dim, nil)
+	for a, i := range train {
+		y.SetRow(i, sm.Y.RawRowView(a))
+	}
+	for a, i := range test {
+		y.SetRow(i, yt.RawRowView(a))
+	}
+	return y, k, nil
 }
 
 // twoBest returns the index of the smallest mean error and of the smallest among the methods of
