@@ -220,7 +220,9 @@ func readAll(ctx context.Context, path string) ([]byte, error) {
 }
 
 // badInput finds lowdim's "FILE:LINE[:COLUMN]: expected …, found …" in a runner's error text.
-var badInput = regexp.MustCompile(`[^\s"']+(:\d+(:\d+)?)?: expected [^\n"]*?, found [^\n"]*`)
+// The found part may quote bytes in pairs ("PAR1" … "\x19"); an unpaired quote ends it, as a
+// runner that embeds the message in a quoted string would have it.
+var badInput = regexp.MustCompile(`[^\s"']+(:\d+(:\d+)?)?: expected [^\n"]*?, found (?:[^\n"]|"[^\n"]*")*`)
 
 // pipelineError turns a failed job into lowdim's error shape when a worker refused bad input:
 // a runner reports a worker's error as text wrapped in its own, so the type is lost, but the

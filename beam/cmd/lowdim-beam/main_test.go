@@ -94,7 +94,7 @@ func TestFitMapMeasure(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = run(ctx, "map", f, []string{cut}, nil)
-	if !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), cut+": expected a Parquet file") {
+	if !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), cut+": expected a Parquet file") || !strings.Contains(err.Error(), `found magic "PAR1" … "`) {
 		t.Errorf("truncated Parquet shard: %v", err)
 	}
 	// Usage errors.
