@@ -3,7 +3,10 @@ package pipeline
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 
 	"github.com/lowdim/lowdim/affinity"
 	"github.com/lowdim/lowdim/dataset"
@@ -57,5 +60,25 @@ func TestSigmaReplay(t *testing.T) {
 		if budget >= 8 && maxPasses > 8 {
 			t.Errorf("budget %d: %d passes, expected at most 8", budget, maxPasses)
 		}
+	}
+}
+
+// TestMeasureSigmaPassesError: a pipeline built with fewer σ passes than the calibration needs
+// (the digits' queries need 5–6, TestMeasureExactEqualsEval) fails saying so, rather than
+// measuring with an unfinished σ.
+func TestMeasureSigmaPassesError(t *testing.T) {
+	glob := writeShards(t, t.TempDir(), dataset.Digits(), 2)
+	shards, err := ListShards(context.Background(), glob)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _ := digitsModel(t)
+	p, s := beam.NewPipelineWithRoot()
+	if _, err := Measure(s, shards, ReadOptions{}, model, "digits.pca", MeasureSpec{Queries: 40, NoRank: true, SigmaPasses: 1}); err != nil {
+		t.Fatal(err)
+	}
+	err = run(t, p)
+	if err == nil || !strings.Contains(err.Error(), "had not ended after 1 passes") {
+		t.Fatalf("got %v, want the σ search's error", err)
 	}
 }
