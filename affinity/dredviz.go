@@ -1,5 +1,7 @@
 package affinity
 
+import "math"
+
 // searchSigma2 reproduces the line search dredviz uses to calibrate σ²: starting from DBL_MIN
 // with unit step, it brackets a minimum of f by halving (or doubling) the step, then narrows the
 // bracket by golden sections to an ABSOLUTE width of 0.01 (at most 40 steps), and returns the
@@ -118,3 +120,16 @@ func goldenSearch(less func(x, y float64) bool) float64 {
 	}
 	return dblMin + mid
 }
+
+// DredvizLineSearch is the σ² that dredviz's line search (Sigma2 with Dredviz) reaches, for a
+// caller that computes the row entropies elsewhere: less(x, y) must report whether
+// |H(x) − DredvizTarget(k)| < |H(y) − DredvizTarget(k)|, H(σ²) being the row entropy in bits. The
+// search calls less on points fixed by the answers so far, so a caller whose entropies come from
+// a distributed pass can replay it with the entropies known, and speculate on the rest.
+func DredvizLineSearch(less func(x, y float64) bool) float64 {
+	return math.Max(goldenSearch(less), MinSigma2)
+}
+
+// DredvizTarget is the row entropy in bits that dredviz's search aims at for k effective
+// neighbours: log₂ k, or 1 bit when k < 2.
+func DredvizTarget(k float64) float64 { return dredvizTarget(k) }

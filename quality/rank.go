@@ -76,3 +76,36 @@ func newRankBase(n, k int) *rankBase {
 
 // pLogP is a probability and its logarithm.
 type pLogP struct{ p, lp float64 }
+
+// RankTerms is the rank-based measures' neighbour distribution for n points and k effective
+// neighbours, for a caller that finds the ranks elsewhere (the Beam pipeline, shard by shard).
+// Row i's losses are the sums of Term over the points j ≠ i whose input or output rank is at
+// most R1, divided by Worst — as Evaluate has them.
+type RankTerms struct{ rb *rankBase }
+
+// NewRankTerms builds the distribution (the same σ² for every row: see the package doc).
+func NewRankTerms(n, k int) *RankTerms { return &RankTerms{newRankBase(n, k)} }
+
+// R0 is the largest unclamped rank: every rank beyond it has the same probability.
+func (t *RankTerms) R0() int { return t.rb.r0 }
+
+// R1 is the largest rank whose point contributes: a point ranked beyond R1 in both spaces adds
+// less than e^−SkipExp of the nearest point's weight and is left out.
+func (t *RankTerms) R1() int { return t.rb.r1 }
+
+// Term is point j's share of KL(q_i‖p_i) (precision) and KL(p_i‖q_i) (recall), a and b its input
+// and output ranks (1 = nearest; beyond R0, or 0, is clamped).
+func (t *RankTerms) Term(a, b int) (prec, rec float64) {
+	if a > t.rb.r0 {
+		a = 0
+	}
+	if b > t.rb.r0 {
+		b = 0
+	}
+	p, q := t.rb.tab[a], t.rb.tab[b]
+	return q.p * (q.lp - p.lp), p.p * (p.lp - q.lp)
+}
+
+// Worst is the precision and recall sums of a row whose output ranks reverse its input ranks:
+// the normalisation of the rank-based losses.
+func (t *RankTerms) Worst() (prec, rec float64) { return t.rb.worstPrec, t.rb.worstRec }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset/parquet" // Parquet shards in (registered with dataset.Read) and out
 	"github.com/lowdim/lowdim/linproj"
 	"github.com/lowdim/lowdim/modelio"
 
@@ -45,24 +46,42 @@ func inputWidth(m any) int {
 	return 0
 }
 
-// OutputName is the file a shard's embedding is written to under dir: the shard's base name
-// with its .csv/.tsv/.txt (and .gz) extension replaced by .csv.
-func OutputName(dir, shard string) string {
+// OutputName is the file a shard's embedding is written to under dir in format ("csv" or
+// "parquet"): the shard's base name with its .csv/.tsv/.txt/.parquet (and .gz) extension
+// replaced by .csv or .parquet.
+func OutputName(dir, shard, format string) string {
 	base := path.Base(strings.ReplaceAll(shard, "\\", "/"))
 	base = strings.TrimSuffix(base, ".gz")
-	for _, ext := range []string{".csv", ".tsv", ".txt", ".dat"} {
+	for _, ext := range []string{".csv", ".tsv", ".txt", ".dat", ".parquet"} {
 		base = strings.TrimSuffix(base, ext)
 	}
-	return strings.TrimSuffix(dir, "/") + "/" + base + ".csv"
+	return strings.TrimSuffix(dir, "/") + "/" + base + "." + format
+}
+
+// outputFormat is the format a shard's embedding is written in: out when set ("csv" or
+// "parquet"), else the shard's own — Parquet for Parquet shards (by -format or by extension),
+// CSV for text.
+func outputFormat(out string, opt ReadOptions, shard string) (string, error) {
+	switch out {
+	case "csv", "parquet":
+		return out, nil
+	case "":
+		if opt.Format == "parquet" || strings.HasSuffix(strings.TrimSuffix(strings.ToLower(shard), ".gz"), ".parquet") {
+			return "parquet", nil
+		}
+		return "csv", nil
+	}
+	return "", dataset.Invalidf("map: output format %q: expected csv or parquet", out)
 }
 
 // mapFn embeds one shard with the model and writes its rows, in order, to one output shard.
 type mapFn struct {
-	Opt   ReadOptions
-	Model []byte
-	Name  string // the model file, for messages
-	Out   string // output directory
-	Width int    // the model's input width, if known (checked here to name the shard)
+	Opt       ReadOptions
+	Model     []byte
+	Name      string // the model file, for messages
+	Out       string // output directory
+	OutFormat string // "csv", "parquet" or "" (the shard's)
+	Width     int    // the model's input width, if known (checked here to name the shard)
 
 	t lowdim.Transformer
 }
@@ -85,9 +104,17 @@ func (f *mapFn) ProcessElement(ctx context.Context, sh Shard) (int, error) {
 	if err := f.t.Transform(&y, s.X); err != nil {
 		return 0, fmt.Errorf("%s: %w", sh.Path, err)
 	}
-	err = writeFile(ctx, OutputName(f.Out, sh.Path), func(w io.Writer) error {
+	format, err := outputFormat(f.OutFormat, f.Opt, sh.Path)
+	if err != nil {
+		return 0, err
+	}
+	err = writeFile(ctx, OutputName(f.Out, sh.Path, format), func(w io.Writer) error {
 		bw := bufio.NewWriterSize(w, 1<<20)
-		if err := dataset.WriteEmbeddingCSV(bw, &y, s); err != nil {
+		write := dataset.WriteEmbeddingCSV
+		if format == "parquet" {
+			write = parquet.WriteEmbedding
+		}
+		if err := write(bw, &y, s); err != nil {
 			return err
 		}
 		return bw.Flush()
@@ -97,9 +124,11 @@ func (f *mapFn) ProcessElement(ctx context.Context, sh Shard) (int, error) {
 
 // Map adds to s the embedding of every shard by the saved model (its modelio bytes): shard
 // part-007.csv becomes outDir/part-007.csv with columns x,y[,z][,label][,name], rows in the
-// shard's order. A shard whose column count differs from the model's is an error naming the
-// shard and the line of its first row. It returns the number of rows mapped (one element).
-func Map(s beam.Scope, shards []Shard, opt ReadOptions, model []byte, modelName, outDir string) (beam.PCollection, error) {
+// shard's order, and part-007.parquet becomes outDir/part-007.parquet with the same columns
+// (parquet.WriteEmbedding); outFormat "csv" or "parquet" writes every shard in that format
+// instead. A shard whose column count differs from the model's is an error naming the shard and
+// the line of its first row. It returns the number of rows mapped (one element).
+func Map(s beam.Scope, shards []Shard, opt ReadOptions, model []byte, modelName, outDir, outFormat string) (beam.PCollection, error) {
 	s = s.Scope("Map")
 	_, width, err := DecodeModel(model, modelName)
 	if err != nil {
@@ -107,13 +136,17 @@ func Map(s beam.Scope, shards []Shard, opt ReadOptions, model []byte, modelName,
 	}
 	seen := map[string]string{}
 	for _, sh := range shards {
-		o := OutputName(outDir, sh.Path)
+		format, err := outputFormat(outFormat, opt, sh.Path)
+		if err != nil {
+			return beam.PCollection{}, err
+		}
+		o := OutputName(outDir, sh.Path, format)
 		if prev, ok := seen[o]; ok {
 			return beam.PCollection{}, dataset.Invalidf("shards %s and %s would both be written to %s", prev, sh.Path, o)
 		}
 		seen[o] = sh.Path
 	}
-	counts := beam.ParDo(s, &mapFn{Opt: opt, Model: model, Name: modelName, Out: outDir, Width: width}, shardList(s, shards))
+	counts := beam.ParDo(s, &mapFn{Opt: opt, Model: model, Name: modelName, Out: outDir, OutFormat: outFormat, Width: width}, shardList(s, shards))
 	return beam.Combine(s, sumInts, counts), nil
 }
 

@@ -42,7 +42,7 @@ func TestMapKeepsOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	n, err := Map(s, shards, ReadOptions{}, model, "digits.pca", out)
+	n, err := Map(s, shards, ReadOptions{}, model, "digits.pca", out, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestMapKeepsOrder(t *testing.T) {
 	var got strings.Builder
 	got.WriteString(want[0])
 	for _, sh := range shards {
-		b, err := os.ReadFile(OutputName(out, sh.Path))
+		b, err := os.ReadFile(OutputName(out, sh.Path, "csv"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -96,7 +96,7 @@ func TestMapWidthError(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, s := beam.NewPipelineWithRoot()
-	if _, err := Map(s, shards, ReadOptions{}, model, "digits.pca", out); err != nil {
+	if _, err := Map(s, shards, ReadOptions{}, model, "digits.pca", out, ""); err != nil {
 		t.Fatal(err)
 	}
 	err = run(t, p)
@@ -104,7 +104,7 @@ func TestMapWidthError(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), want) {
 		t.Fatalf("got %v, want an error containing %q", err, want)
 	}
-	if _, err := os.Stat(OutputName(out, bad)); !os.IsNotExist(err) {
+	if _, err := os.Stat(OutputName(out, bad, "csv")); !os.IsNotExist(err) {
 		t.Errorf("output written for the bad shard: %v", err)
 	}
 }

@@ -42,13 +42,9 @@ import (
 // Cost: 3 reads of every shard and m·n distance pairs in each of passes 2 and 3; memory per
 // worker O(m·(H + k)) beside one shard.
 //
-// The smoothed and rank-based precision/recall are not estimated here. Their per-query terms are
-// sums over all n rows too, but of functions of the row's input and output distances (smoothed:
-// after a σ_i search whose every step is such a sum, plus the global mean distances) or of its
-// two ranks (rank-based: both ranks of every row j, each a count over shards — n counts per
-// query instead of 2k). The rank pass above generalises to them (a rank is a count of rows
-// closer than j: a sum over shards), at the price of one pass per σ-search step, or of shipping
-// each query's n distances, which is what the exact measure costs on one machine.
+// The smoothed precision and recall (smooth.go) add the σ passes between 2 and 3 (pass 2 also
+// sums the distances for the mean distances, pass 3 the KL sums); the rank-based ones
+// (rank.go) a distributed sort of every row's distances to every query, which NoRank leaves out.
 
 // Cand is a neighbour candidate: squared distance D in the space it was ranked in, Other in
 // the other space, the row's gid and label.
@@ -75,10 +71,12 @@ func insert(list []Cand, c Cand, k int) []Cand {
 }
 
 // Partial holds query Q's nearest rows: X by input distance, Y by output distance, YL the
-// labelled ones by output distance.
+// labelled ones by output distance; and the sums of its Euclidean distances to the rows, SumX
+// in the input, SumY in the output space (a shard's, before the merge).
 type Partial struct {
-	Q        int
-	X, Y, YL []Cand
+	Q, Shard   int
+	X, Y, YL   []Cand
+	SumX, SumY float64
 }
 
 func sqDist(a, b []float64) float64 {
@@ -135,6 +133,8 @@ func (f *neighboursFn) ProcessElement(ctx context.Context, sh Shard, qs Sample, 
 					continue
 				}
 				dx, dy := sqDist(q.X, s.X.RawRowView(i)), sqDist(q.Y, y.RawRowView(i))
+				p.SumX += math.Sqrt(dx)
+				p.SumY += math.Sqrt(dy)
 				p.X = insert(p.X, Cand{D: dx, Other: dy, Gid: g}, f.K)
 				p.Y = insert(p.Y, Cand{D: dy, Other: dx, Gid: g}, f.K)
 				if q.Label != "" {
@@ -146,7 +146,7 @@ func (f *neighboursFn) ProcessElement(ctx context.Context, sh Shard, qs Sample, 
 		}
 	}
 	for qi := range parts {
-		parts[qi].Q = qi
+		parts[qi].Q, parts[qi].Shard = qi, sh.Index
 		emit(qi, parts[qi])
 	}
 	return nil
@@ -158,8 +158,17 @@ type mergeNeighboursFn struct {
 
 func (f *mergeNeighboursFn) ProcessElement(q int, iter func(*Partial) bool) (int, Partial) {
 	out := Partial{Q: q}
+	var all []Partial
 	var p Partial
 	for iter(&p) {
+		all = append(all, p)
+		p = Partial{}
+	}
+	// The distance sums are added in shard order, so that they do not depend on the runner.
+	sort.Slice(all, func(a, b int) bool { return all[a].Shard < all[b].Shard })
+	for _, p := range all {
+		out.SumX += p.SumX
+		out.SumY += p.SumY
 		for _, c := range p.X {
 			out.X = insert(out.X, c, f.K)
 		}
@@ -169,7 +178,6 @@ func (f *mergeNeighboursFn) ProcessElement(q int, iter func(*Partial) bool) (int
 		for _, c := range p.YL {
 			out.YL = insert(out.YL, c, f.KNN)
 		}
-		p = Partial{}
 	}
 	return 0, out
 }
@@ -214,10 +222,12 @@ func thresholds(p *Partial) (tt, ct []Cand) {
 	return tt, ct
 }
 
-// Counts are, per threshold of thresholds(), the rows nearer than it.
+// Counts are, per threshold of thresholds(), the rows nearer than it; and the sums
+// (Zp, Sp, Zq, Sq) of the smoothed measures (klSums), a shard's before the merge.
 type Counts struct {
-	Q    int
-	T, C []int
+	Q, Shard int
+	T, C     []int
+	KL       []float64
 }
 
 // countBelow adds to cnt[pos] the row c, pos being the first threshold c is nearer than; the
@@ -234,7 +244,7 @@ type ranksFn struct{ measureBase }
 
 func (f *ranksFn) Setup() error { return f.setup() }
 
-func (f *ranksFn) ProcessElement(ctx context.Context, sh Shard, qs Sample, nb Neighbours, emit func(int, Counts)) error {
+func (f *ranksFn) ProcessElement(ctx context.Context, sh Shard, qs Sample, nb Neighbours, st SigmaState, emit func(int, Counts)) error {
 	s, y, err := readEmbedded(ctx, sh, f.Opt, f.t, f.Width, f.Name)
 	if err != nil {
 		return err
@@ -270,7 +280,19 @@ func (f *ranksFn) ProcessElement(ctx context.Context, sh Shard, qs Sample, nb Ne
 			}
 		}
 	}
+	sx, sy := st.scales()
+	rowX, rowY := make([]float64, 0, n), make([]float64, 0, n)
+	for qi, q := range qs.Rows {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		rowX = distRow(rowX[:0], q.X, s.X, q.Gid, sh.Index)
+		rowY = distRow(rowY[:0], q.Y, y, q.Gid, sh.Index)
+		kl := klSums(rowX, rowY, sx, sy, st.Q[qi].Sigma2, nb.List[qi].X[0].D, nb.List[qi].Y[0].D)
+		out[qi].KL = kl[:]
+	}
 	for qi := range out {
+		out[qi].Shard = sh.Index
 		for j := 1; j < len(out[qi].T); j++ {
 			out[qi].T[j] += out[qi].T[j-1]
 		}
@@ -283,9 +305,16 @@ func (f *ranksFn) ProcessElement(ctx context.Context, sh Shard, qs Sample, nb Ne
 }
 
 func sumCounts(q int, iter func(*Counts) bool) (int, Counts) {
-	var sum, c Counts
-	sum.Q = q
+	var all []Counts
+	var c Counts
 	for iter(&c) {
+		all = append(all, c)
+		c = Counts{}
+	}
+	// In shard order: the smoothed sums then do not depend on the runner.
+	sort.Slice(all, func(a, b int) bool { return all[a].Shard < all[b].Shard })
+	sum := Counts{Q: q, KL: make([]float64, 4)}
+	for _, c := range all {
 		if sum.T == nil {
 			sum.T, sum.C = make([]int, len(c.T)), make([]int, len(c.C))
 		}
@@ -295,7 +324,9 @@ func sumCounts(q int, iter func(*Counts) bool) (int, Counts) {
 		for j, v := range c.C {
 			sum.C[j] += v
 		}
-		c = Counts{}
+		for j, v := range c.KL {
+			sum.KL[j] += v
+		}
 	}
 	return 0, sum
 }
@@ -332,16 +363,27 @@ func meanInterval(v []float64, pop int) Interval {
 
 // Estimate is the result of Measure. Its keys follow `lowdim eval -json` where they overlap.
 type Estimate struct {
-	N               int       `json:"n"`
-	Queries         int       `json:"queries"`
-	Neighbors       int       `json:"neighbors"`
-	KNN             int       `json:"knn"`
-	Seed            uint64    `json:"seed"`
-	Exact           bool      `json:"exact"` // every row was a query: the figures are exact
-	Trustworthiness Interval  `json:"trustworthiness"`
-	Continuity      Interval  `json:"continuity"`
-	LabelledQueries int       `json:"labelled_queries"`
-	KNNError        *Interval `json:"knn_error"` // null without labels
+	N               int      `json:"n"`
+	Queries         int      `json:"queries"`
+	Neighbors       int      `json:"neighbors"`
+	KNN             int      `json:"knn"`
+	Seed            uint64   `json:"seed"`
+	Exact           bool     `json:"exact"` // every row was a query: the figures are exact
+	Trustworthiness Interval `json:"trustworthiness"`
+	Continuity      Interval `json:"continuity"`
+	// Smoothed precision and recall losses, E_i KL(q_i‖p_i) and E_i KL(p_i‖q_i) (see smooth.go).
+	SmoothedPrecisionLoss Interval `json:"smoothed_precision_loss"`
+	SmoothedRecallLoss    Interval `json:"smoothed_recall_loss"`
+	// Rank-based precision and recall losses, normalised to [0, 1] (see rank.go); null when left out.
+	RankPrecisionLoss *Interval `json:"rank_precision_loss"`
+	RankRecallLoss    *Interval `json:"rank_recall_loss"`
+	// The mean Euclidean distances the smoothed measures rescale by (exact when Exact, else
+	// estimated from the queries), and the σ passes the calibration took.
+	MeanDistanceInput  float64   `json:"mean_distance_input"`
+	MeanDistanceOutput float64   `json:"mean_distance_output"`
+	SigmaPasses        int       `json:"sigma_passes"`
+	LabelledQueries    int       `json:"labelled_queries"`
+	KNNError           *Interval `json:"knn_error"` // null without labels
 }
 
 type estimateFn struct {
@@ -349,7 +391,7 @@ type estimateFn struct {
 	Seed   uint64
 }
 
-func (f *estimateFn) ProcessElement(_ int, iter func(*Counts) bool, qs Sample, nb Neighbours) (Estimate, error) {
+func (f *estimateFn) ProcessElement(_ int, iter func(*Counts) bool, qs Sample, nb Neighbours, st SigmaState, rl RankLosses) (Estimate, error) {
 	m, n, k := len(qs.Rows), qs.N, f.K
 	counts := make([]Counts, m)
 	var c Counts
@@ -359,8 +401,10 @@ func (f *estimateFn) ProcessElement(_ int, iter func(*Counts) bool, qs Sample, n
 	}
 	scale := 2 / (float64(k) * float64(2*n-3*k-1))
 	tv, cv := make([]float64, m), make([]float64, m)
+	sp, sr := make([]float64, m), make([]float64, m)
 	var errs []float64
 	for qi := range qs.Rows {
+		sp[qi], sr[qi] = klLosses(counts[qi].KL)
 		tt, ct := thresholds(&nb.List[qi])
 		a := 0
 		for j := range tt {
@@ -396,7 +440,14 @@ func (f *estimateFn) ProcessElement(_ int, iter func(*Counts) bool, qs Sample, n
 		errs = append(errs, e)
 	}
 	est := Estimate{N: n, Queries: m, Neighbors: k, KNN: f.KNN, Seed: f.Seed, Exact: m == n,
-		Trustworthiness: meanInterval(tv, n), Continuity: meanInterval(cv, n), LabelledQueries: len(errs)}
+		Trustworthiness: meanInterval(tv, n), Continuity: meanInterval(cv, n),
+		SmoothedPrecisionLoss: meanInterval(sp, n), SmoothedRecallLoss: meanInterval(sr, n),
+		MeanDistanceInput: st.MeanX, MeanDistanceOutput: st.MeanY, SigmaPasses: st.Passes,
+		LabelledQueries: len(errs)}
+	if len(rl.Prec) == m {
+		p, r := meanInterval(rl.Prec, n), meanInterval(rl.Rec, n)
+		est.RankPrecisionLoss, est.RankRecallLoss = &p, &r
+	}
 	if len(errs) > 0 {
 		iv := meanInterval(errs, qs.Labelled)
 		est.KNNError = &iv
@@ -410,10 +461,18 @@ type MeasureSpec struct {
 	KNN       int    // k of the k-NN error; 0 means 5; −1 leaves it out
 	Queries   int    // sample size m; m ≥ n makes every row a query (exact figures)
 	Seed      uint64 // draws the queries
+	// The σ calibration of the smoothed measures: at most SigmaCandidates σ² per query and pass
+	// (0 means 8), at most SigmaPasses passes (0 means 16; a search left unfinished is an error).
+	SigmaCandidates, SigmaPasses int
+	// NoRank leaves the rank-based precision and recall out (they ship every row's distances to
+	// every query: see rank.go); RankGroup is the rows per sort group (0 means 4096).
+	NoRank    bool
+	RankGroup int
 }
 
-// Measure adds to s the sampled trustworthiness, continuity and k-NN error of the embedding of
-// the shards by the saved model, and returns one Estimate.
+// Measure adds to s the sampled trustworthiness, continuity, smoothed and rank-based precision
+// and recall and k-NN error of the embedding of the shards by the saved model, and returns one
+// Estimate.
 func Measure(s beam.Scope, shards []Shard, opt ReadOptions, model []byte, modelName string, spec MeasureSpec) (beam.PCollection, error) {
 	s = s.Scope("Measure")
 	_, width, err := DecodeModel(model, modelName)
@@ -440,10 +499,34 @@ func Measure(s beam.Scope, shards []Shard, opt ReadOptions, model []byte, modelN
 	parts := beam.ParDo(s, &neighboursFn{base}, in, beam.SideInput{Input: checked})
 	merged := beam.ParDo(s, &mergeNeighboursFn{K: k, KNN: knn}, beam.GroupByKey(s, parts))
 	nb := beam.ParDo(s, collectNeighbours, beam.GroupByKey(s, merged))
-	cnt := beam.ParDo(s, &ranksFn{base}, in, beam.SideInput{Input: checked}, beam.SideInput{Input: nb})
+	budget, passes := spec.SigmaCandidates, spec.SigmaPasses
+	if budget <= 0 {
+		budget = 8
+	}
+	if passes <= 0 {
+		passes = 16
+	}
+	st := beam.ParDo(s, &sigmaStartFn{K: k, Budget: budget}, checked, beam.SideInput{Input: nb})
+	for range passes {
+		sums := beam.ParDo(s, &sigmaFn{base}, in, beam.SideInput{Input: checked}, beam.SideInput{Input: nb}, beam.SideInput{Input: st})
+		st = beam.ParDo(s, &sigmaAdvanceFn{K: k, Budget: budget}, st, beam.SideInput{Input: sums},
+			beam.SideInput{Input: checked}, beam.SideInput{Input: nb})
+	}
+	st = beam.ParDo(s, &sigmaDoneFn{}, st)
+	cnt := beam.ParDo(s, &ranksFn{base}, in, beam.SideInput{Input: checked}, beam.SideInput{Input: nb}, beam.SideInput{Input: st})
 	sums := beam.ParDo(s, sumCounts, beam.GroupByKey(s, cnt))
+	var rl beam.PCollection
+	if spec.NoRank {
+		rl = beam.Create(s, RankLosses{})
+	} else {
+		group := spec.RankGroup
+		if group <= 0 {
+			group = 4096
+		}
+		rl = rankLosses(s, in, checked, base, group)
+	}
 	return beam.ParDo(s, &estimateFn{K: k, KNN: knn, Seed: spec.Seed}, beam.GroupByKey(s, sums),
-		beam.SideInput{Input: checked}, beam.SideInput{Input: nb}), nil
+		beam.SideInput{Input: checked}, beam.SideInput{Input: nb}, beam.SideInput{Input: st}, beam.SideInput{Input: rl}), nil
 }
 
 // checkSampleFn refuses a neighbourhood as large as the data, as quality does.

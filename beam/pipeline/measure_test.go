@@ -63,8 +63,13 @@ func exactDigits(t *testing.T) quality.Summary {
 // TestMeasureExactEqualsEval: with every row a query the pipeline's figures are quality's
 // exact ones (what lowdim eval prints), with a zero-width interval.
 func TestMeasureExactEqualsEval(t *testing.T) {
-	got := measureDigits(t, MeasureSpec{Queries: 1 << 20, Seed: 1})
+	// RankGroup 200 sorts each query's rows in 9 groups per space (the digits have 1797 rows).
+	got := measureDigits(t, MeasureSpec{Queries: 1 << 20, Seed: 1, RankGroup: 200})
 	want := exactDigits(t)
+	if got.RankPrecisionLoss == nil || got.RankRecallLoss == nil {
+		t.Fatalf("estimate %+v: no rank-based measures", got)
+	}
+	t.Logf("σ passes: %d; mean distances %.6f, %.6f", got.SigmaPasses, got.MeanDistanceInput, got.MeanDistanceOutput)
 	if !got.Exact || got.N != 1797 || got.Queries != 1797 || got.Neighbors != 20 {
 		t.Fatalf("estimate %+v: want every one of the 1797 rows a query, k = 20", got)
 	}
@@ -78,9 +83,23 @@ func TestMeasureExactEqualsEval(t *testing.T) {
 		{"trustworthiness", got.Trustworthiness, want.Trustworthiness, 1e-12},
 		{"continuity", got.Continuity, want.Continuity, 1e-12},
 		{"5-NN error", *got.KNNError, *want.KNNError, 1e-12},
+		// The smoothed losses: the same σ² (dredviz's search replayed on the same entropies; a
+		// comparison between costs within rounding of each other could go the other way, which
+		// would show here as a gap of 1e-3 or more), and sums of the same terms in another order
+		// (per shard, per query, then over queries): rounding of sums of ~1800 terms of size
+		// ~1e-3 is below 1e-12, so 1e-9 leaves room and still catches any change of σ² or term.
+		{"smoothed precision", got.SmoothedPrecisionLoss, want.SmoothedPrecisionLoss, 1e-9},
+		{"smoothed recall", got.SmoothedRecallLoss, want.SmoothedRecallLoss, 1e-9},
+		// The rank-based losses: the same exact ranks and terms (quality.RankTerms), summed by
+		// row instead of by rank — rounding only, as above.
+		{"rank precision", *got.RankPrecisionLoss, want.RankPrecisionLoss, 1e-9},
+		{"rank recall", *got.RankRecallLoss, want.RankRecallLoss, 1e-9},
 	} {
 		if math.Abs(c.got.Estimate-c.want) > c.tolerance || c.got.StdErr != 0 || c.got.Low != c.got.Estimate {
-			t.Errorf("%s: %+v, want exactly %.15g", c.name, c.got, c.want)
+			t.Errorf("%s: %+v, want %.15g within %g", c.name, c.got, c.want, c.tolerance)
+		}
+		if c.got.Estimate != c.want {
+			t.Logf("%s: %.17g against quality%s %.17g", c.name, c.got.Estimate, "'s", c.want)
 		}
 	}
 }
@@ -102,6 +121,10 @@ func TestMeasureSample(t *testing.T) {
 		{"trustworthiness", a.Trustworthiness, want.Trustworthiness},
 		{"continuity", a.Continuity, want.Continuity},
 		{"5-NN error", *a.KNNError, *want.KNNError},
+		{"smoothed precision", a.SmoothedPrecisionLoss, want.SmoothedPrecisionLoss},
+		{"smoothed recall", a.SmoothedRecallLoss, want.SmoothedRecallLoss},
+		{"rank precision", *a.RankPrecisionLoss, want.RankPrecisionLoss},
+		{"rank recall", *a.RankRecallLoss, want.RankRecallLoss},
 	} {
 		if c.got.StdErr <= 0 || math.Abs(c.got.Estimate-c.want) > 4*c.got.StdErr {
 			t.Errorf("%s: %+v, exact %.6f", c.name, c.got, c.want)

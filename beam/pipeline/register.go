@@ -37,7 +37,9 @@ func init() {
 func init() {
 	for _, t := range []reflect.Type{reflectType[SampleKey](), reflectType[ShardSummary](), reflectType[Selection](),
 		reflectType[SampleRow](), reflectType[Sample](), reflectType[MethodSpec](), reflectType[Cand](),
-		reflectType[Partial](), reflectType[Neighbours](), reflectType[Counts](), reflectType[Estimate](), reflectType[Interval]()} {
+		reflectType[Partial](), reflectType[Neighbours](), reflectType[Counts](), reflectType[Estimate](), reflectType[Interval](),
+		reflectType[SigmaPoint](), reflectType[SigmaQuery](), reflectType[SigmaState](), reflectType[SigmaSums](),
+		reflectType[RankBatch](), reflectType[RankCounts](), reflectType[RankSums](), reflectType[RankLosses]()} {
 		beam.RegisterType(t)
 	}
 	register.DoFn3x1[context.Context, Shard, func(int, ShardSummary), error](&summaryFn{})
@@ -55,12 +57,34 @@ func init() {
 	register.Iter1[Partial]()
 	register.DoFn2x2[int, func(*Partial) bool, int, Partial](&mergeNeighboursFn{})
 	register.Function2x1(collectNeighbours)
-	register.DoFn5x1[context.Context, Shard, Sample, Neighbours, func(int, Counts), error](&ranksFn{})
+	register.DoFn6x1[context.Context, Shard, Sample, Neighbours, SigmaState, func(int, Counts), error](&ranksFn{})
 	register.Emitter2[int, Counts]()
 	register.Iter1[Counts]()
 	register.Function2x2(sumCounts)
-	register.DoFn4x2[int, func(*Counts) bool, Sample, Neighbours, Estimate, error](&estimateFn{})
+	register.DoFn6x2[int, func(*Counts) bool, Sample, Neighbours, SigmaState, RankLosses, Estimate, error](&estimateFn{})
 	register.DoFn1x2[Sample, Sample, error](&checkSampleFn{})
+
+	register.DoFn2x1[Sample, Neighbours, SigmaState](&sigmaStartFn{})
+	register.DoFn6x1[context.Context, Shard, Sample, Neighbours, SigmaState, func(SigmaSums), error](&sigmaFn{})
+	register.Emitter1[SigmaSums]()
+	register.Iter1[SigmaSums]()
+	register.DoFn4x1[SigmaState, func(*SigmaSums) bool, Sample, Neighbours, SigmaState](&sigmaAdvanceFn{})
+	register.DoFn1x2[SigmaState, SigmaState, error](&sigmaDoneFn{})
+
+	register.DoFn5x1[context.Context, Shard, Sample, func(int64, RankBatch), func(RankCounts), error](&rankScatterFn{})
+	register.Emitter2[int64, RankBatch]()
+	register.Emitter1[RankCounts]()
+	register.Iter1[RankCounts]()
+	register.Function2x1(sumRankCounts)
+	register.Function1x2(keyRankCounts)
+	register.Function1x2(keyRankSums)
+	register.Iter1[RankBatch]()
+	register.DoFn5x0[int64, func(*RankBatch) bool, RankCounts, Sample, func(int64, RankBatch)](&rankSortFn{})
+	register.DoFn4x0[int64, func(*RankBatch) bool, Sample, func(int, RankSums)](&rankTermsFn{})
+	register.Emitter2[int, RankSums]()
+	register.Iter1[RankSums]()
+	register.DoFn3x1[int, func(*RankSums) bool, Sample, RankSums](&sumRankSumsFn{})
+	register.Function3x1(collectRankLosses)
 }
 
 func init() {

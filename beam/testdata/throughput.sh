@@ -3,6 +3,8 @@
 # small-integer columns (10 noisy clusters, a label column) in SHARDS CSV shards, then times
 # fit (distributed PCA), map and measure (-queries QUERIES) with the in-process prism runner.
 # Usage: beam/testdata/throughput.sh [ROWS [SHARDS [QUERIES [RUNS]]]]   (defaults 1000000 10 100 1)
+# MEASURE_FLAGS adds flags to measure (e.g. -rank=false: the rank-based measures' sort moves
+# every row's distances to every query through the shuffle, 3.2 GB for 100 queries of 1M rows).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rows=${1:-1000000} shards=${2:-10} queries=${3:-100} runs=${4:-1}
@@ -30,6 +32,6 @@ for r in $(seq 1 "$runs"); do
   rm -rf "$tmp/out"
   timeit "run $r fit (pca)" "$tmp/lowdim-beam" fit -model "$tmp/pca.lowdim" "$tmp/part-*.csv"
   timeit "run $r map" "$tmp/lowdim-beam" map -model "$tmp/pca.lowdim" -o "$tmp/out" "$tmp/part-*.csv"
-  timeit "run $r measure" "$tmp/lowdim-beam" measure -model "$tmp/pca.lowdim" -queries "$queries" -o "$tmp/m.json" "$tmp/part-*.csv"
+  timeit "run $r measure" "$tmp/lowdim-beam" measure -model "$tmp/pca.lowdim" -queries "$queries" ${MEASURE_FLAGS:-} -o "$tmp/m.json" "$tmp/part-*.csv"
 done
 cat "$tmp/m.json"

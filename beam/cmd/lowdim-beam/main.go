@@ -2,8 +2,8 @@
 // any saved model over the shards, and measure an embedding on a seeded sample of query rows.
 //
 //	lowdim-beam fit     -model OUT [-method pca|tsne|tnerv] [-dim 2] [-sample 10000] [-seed 1] GLOB...
-//	lowdim-beam map     -model FILE -o DIR GLOB...
-//	lowdim-beam measure -model FILE [-queries 1000] [-seed 1] [-neighbors 20] [-knn 5] [-o FILE.json] GLOB...
+//	lowdim-beam map     -model FILE -o DIR [-output-format csv|parquet] GLOB...
+//	lowdim-beam measure -model FILE [-queries 1000] [-seed 1] [-neighbors 20] [-knn 5] [-rank=false] [-o FILE.json] GLOB...
 //
 // The runner is Beam's --runner flag (default prism, in-process); the same command runs on
 // Flink, Spark or Dataflow with that runner's flags (see beam/README.md). Exit status: 0 on
@@ -35,17 +35,20 @@ const usage = `usage: lowdim-beam COMMAND [flags] GLOB...
 Commands:
   fit      fit a model on the shards: pca from partial sums over every row (exact), or
            -method tsne|tnerv (or pca) on a seeded sample of -sample rows; writes -model
-  map      embed every shard with -model; one CSV per shard in -o, rows in order
-  measure  trustworthiness, continuity and k-NN error of -model's embedding, estimated on
-           -queries seeded query rows against all rows, with 95% confidence intervals
+  map      embed every shard with -model; one file per shard in -o, rows in order (Parquet
+           for Parquet shards, CSV otherwise, or -output-format)
+  measure  trustworthiness, continuity, smoothed and rank-based precision/recall and k-NN
+           error of -model's embedding, estimated on -queries seeded query rows against all
+           rows, with 95% confidence intervals
 
-GLOB names CSV/TSV shards (optionally .gz; local paths or gs://), sorted by name: that order
+GLOB names CSV/TSV (optionally .gz) or Parquet shards (local paths or gs://), sorted by name: that order
 is the global row order. Beam's flags (--runner, --endpoint, --project, …) select the runner;
 the default is prism, in this process. Run "lowdim-beam COMMAND -h" for the flags.
 `
 
 type flags struct {
 	label, header, format string
+	outFormat             string
 	noLabel, verbose      bool
 	model, out, method    string
 	dim, sample           int
@@ -54,12 +57,16 @@ type flags struct {
 	iterations            int
 	queries, neighbors    int
 	knn                   int
+	rank                  bool
+	rankGroup             int
+	sigmaCands, sigmaPass int
 }
 
 func (f *flags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.label, "label", "", "label column: a header `name`, a 1-based number, first or last (default: a column named label or class)")
 	fs.StringVar(&f.header, "header", "auto", "whether the first row is a header: auto, yes or no")
-	fs.StringVar(&f.format, "format", "", "shard format: csv, tsv or ws (default: by extension)")
+	fs.StringVar(&f.format, "format", "", "shard format: csv, tsv, ws or parquet (default: by extension)")
+	fs.StringVar(&f.outFormat, "output-format", "", "map: csv or parquet (default: the shard's, Parquet for Parquet shards, CSV for text)")
 	fs.BoolVar(&f.noLabel, "nolabel", false, "ignore labels (the label column is still left out of the features)")
 	fs.BoolVar(&f.verbose, "v", false, "keep the runner's log messages")
 	fs.StringVar(&f.model, "model", "", "fit: the model `file` to write; map, measure: the saved model to apply")
@@ -74,6 +81,10 @@ func (f *flags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.queries, "queries", 1000, "measure: query rows drawn (≥ the row count: every row, exact)")
 	fs.IntVar(&f.neighbors, "neighbors", 20, "measure: k of T(k) and C(k)")
 	fs.IntVar(&f.knn, "knn", 5, "measure: k of the k-NN error (-1: leave it out)")
+	fs.BoolVar(&f.rank, "rank", true, "measure: the rank-based precision/recall (a distributed sort of every row's distances to every query)")
+	fs.IntVar(&f.rankGroup, "rank-group", 4096, "measure: rows per sort group of the rank-based measures")
+	fs.IntVar(&f.sigmaCands, "sigma-candidates", 8, "measure: σ² evaluated per query and pass by the smoothed measures' calibration")
+	fs.IntVar(&f.sigmaPass, "sigma-passes", 16, "measure: the most σ passes (an unfinished calibration is an error)")
 }
 
 func main() {
@@ -157,7 +168,7 @@ func run(ctx context.Context, cmd string, f *flags, globs []string, stdout io.Wr
 		if err != nil {
 			return err
 		}
-		if _, err := pipeline.Map(s, shards, opt, model, f.model, f.out); err != nil {
+		if _, err := pipeline.Map(s, shards, opt, model, f.model, f.out, f.outFormat); err != nil {
 			return err
 		}
 	case "measure":
@@ -166,7 +177,8 @@ func run(ctx context.Context, cmd string, f *flags, globs []string, stdout io.Wr
 			return err
 		}
 		est, err := pipeline.Measure(s, shards, opt, model, f.model,
-			pipeline.MeasureSpec{Neighbors: f.neighbors, KNN: f.knn, Queries: f.queries, Seed: f.seed})
+			pipeline.MeasureSpec{Neighbors: f.neighbors, KNN: f.knn, Queries: f.queries, Seed: f.seed,
+				NoRank: !f.rank, RankGroup: f.rankGroup, SigmaCandidates: f.sigmaCands, SigmaPasses: f.sigmaPass})
 		if err != nil {
 			return err
 		}
@@ -208,7 +220,9 @@ func readAll(ctx context.Context, path string) ([]byte, error) {
 }
 
 // badInput finds lowdim's "FILE:LINE[:COLUMN]: expected …, found …" in a runner's error text.
-var badInput = regexp.MustCompile(`[^\s"']+:\d+(:\d+)?: expected [^\n"]*?, found [^\n"]*`)
+// The found part may quote bytes in pairs ("PAR1" … "\x19"); an unpaired quote ends it, as a
+// runner that embeds the message in a quoted string would have it.
+var badInput = regexp.MustCompile(`[^\s"']+(:\d+(:\d+)?)?: expected [^\n"]*?, found (?:[^\n"]|"[^\n"]*")*`)
 
 // pipelineError turns a failed job into lowdim's error shape when a worker refused bad input:
 // a runner reports a worker's error as text wrapped in its own, so the type is lost, but the

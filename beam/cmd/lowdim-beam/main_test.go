@@ -15,6 +15,7 @@ import (
 
 	"github.com/lowdim/lowdim/beam/pipeline"
 	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/dataset/parquet"
 )
 
 func TestMain(m *testing.M) {
@@ -82,6 +83,19 @@ func TestFitMapMeasure(t *testing.T) {
 	err := run(ctx, "map", f, glob, nil)
 	if !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), bad+":2: expected 64 feature columns") {
 		t.Errorf("bad shard: %v", err)
+	}
+	// A truncated Parquet shard: bad input too, naming the shard.
+	var pb bytes.Buffer
+	if err := parquet.WriteEmbedding(&pb, d.X, d); err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.parquet")
+	if err := os.WriteFile(cut, pb.Bytes()[:pb.Len()/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	err = run(ctx, "map", f, []string{cut}, nil)
+	if !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), cut+": expected a Parquet file") || !strings.Contains(err.Error(), `found magic "PAR1" … "`) {
+		t.Errorf("truncated Parquet shard: %v", err)
 	}
 	// Usage errors.
 	for _, c := range []struct {
