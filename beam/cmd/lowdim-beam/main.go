@@ -176,6 +176,11 @@ func run(ctx context.Context, cmd string, f *flags, globs []string, stdout io.Wr
 		if err != nil {
 			return err
 		}
+		if f.rank {
+			if err := checkRankBudget(ctx, shards, f.queries); err != nil {
+				return err
+			}
+		}
 		est, err := pipeline.Measure(s, shards, opt, model, f.model,
 			pipeline.MeasureSpec{Neighbors: f.neighbors, KNN: f.knn, Queries: f.queries, Seed: f.seed,
 				NoRank: !f.rank, RankGroup: f.rankGroup, SigmaCandidates: f.sigmaCands, SigmaPasses: f.sigmaPass})
