@@ -1145,3 +1145,88 @@ d24loop:
 	JNZ       d24loop
 	VZEROUPPER
 	RET
+
+// func i8TileAVX2(ap *int16, bp *uint8, kc int, c *int32, ldc int, corr *int32, first int)
+//
+// One 4×8 tile of I8NT on AVX2: A's 4 rows widened to int16 beforehand (per group of 4 k-indices
+// 4 rows × 4 values, 32 bytes), B read from its packed panel (u8, 128 bytes per group; the tile's
+// 8 columns are 32 of them) and zero-extended by vpmovzxbw. Per group and row, A's 4 values are
+// broadcast (vpbroadcastq) against B's 4 columns × 4 values and vpmaddwd adds adjacent products
+// into int32: accumulator Y(4+2r) holds columns 0–3, Y(5+2r) columns 4–7, two lanes per column
+// (k ≡ 0,1 and 2,3 mod 4). At the end vphaddd and vpermq fold the pairs into columns 0…7, and
+// row r of C at c + r·ldc gets acc − corr[r], plus its old value unless first. Every product
+// |a·u| ≤ 128·255 < 2¹⁵ and every pair sum < 2¹⁷, so vpmaddwd is exact and the int32 sums are
+// those of the VNNI kernel (modulo 2³², exact within I8MaxK).
+TEXT ·i8TileAVX2(SB), NOSPLIT, $0-56
+	MOVQ  ap+0(FP), SI
+	MOVQ  bp+8(FP), DI
+	MOVQ  kc+16(FP), CX
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+	TESTQ CX, CX
+	JZ    i8a2store
+
+i8a2loop:
+	VPMOVZXBW    (DI), Y0
+	VPMOVZXBW    16(DI), Y1
+	VPBROADCASTQ 0(SI), Y2
+	VPBROADCASTQ 8(SI), Y13
+	VPMADDWD     Y0, Y2, Y3
+	VPMADDWD     Y1, Y2, Y12
+	VPADDD       Y3, Y4, Y4
+	VPADDD       Y12, Y5, Y5
+	VPMADDWD     Y0, Y13, Y14
+	VPMADDWD     Y1, Y13, Y15
+	VPADDD       Y14, Y6, Y6
+	VPADDD       Y15, Y7, Y7
+	VPBROADCASTQ 16(SI), Y2
+	VPBROADCASTQ 24(SI), Y13
+	VPMADDWD     Y0, Y2, Y3
+	VPMADDWD     Y1, Y2, Y12
+	VPADDD       Y3, Y8, Y8
+	VPADDD       Y12, Y9, Y9
+	VPMADDWD     Y0, Y13, Y14
+	VPMADDWD     Y1, Y13, Y15
+	VPADDD       Y14, Y10, Y10
+	VPADDD       Y15, Y11, Y11
+	ADDQ         $32, SI
+	ADDQ         $128, DI
+	DECQ         CX
+	JNZ          i8a2loop
+
+i8a2store:
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ corr+40(FP), R11
+	// Y12: all ones to add C's old value, zeros on the first k pass (C is read either way: the
+	// tile lies inside C).
+	VPXOR    Y12, Y12, Y12
+	MOVQ     first+48(FP), AX
+	TESTQ    AX, AX
+	JNZ      i8a2rows
+	VPCMPEQD Y12, Y12, Y12
+
+i8a2rows:
+#define STOREROW4(r, A, B) \
+	VPHADDD      B, A, A; \
+	VPERMQ       $0xd8, A, A; \
+	VPBROADCASTD (4*r)(R11), Y13; \
+	VPSUBD       Y13, A, A; \
+	VPAND        (DX), Y12, Y3; \
+	VPADDD       Y3, A, A; \
+	VMOVDQU      A, (DX); \
+	ADDQ         R8, DX
+
+	STOREROW4(0, Y4, Y5)
+	STOREROW4(1, Y6, Y7)
+	STOREROW4(2, Y8, Y9)
+	STOREROW4(3, Y10, Y11)
+	VZEROUPPER
+	RET
