@@ -43,6 +43,9 @@ func fineBucketsAVX512(sb *uint32, ks *float64, n int, lo, sc, base float64, las
 func dgemmKernelAVX512(kc int, a, b, c *float64, ldc int, alpha, beta float64, readC int)
 
 //go:noescape
+func dotTileAVX2(a0, a1, a2, a3, b0, b1, b2 *float64, k4 int, out *[12]float64)
+
+//go:noescape
 func packPanelAVX512(dst, x *float64, kc int, idx *[16]int64, w int)
 
 //go:noescape
@@ -381,19 +384,25 @@ func kernelLines() []string {
 }
 
 func dgemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if Active >= AVX512 {
+	switch {
+	case Active >= AVX512:
 		dgemmAsm(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+	case Active >= AVX2:
+		dgemmAVX2(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	default:
+		dgemmGonum(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
-	dgemmGonum(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // dgemmSerial: the assembly DgemmNT runs on the calling goroutine only.
-func dgemmSerial() bool { return Active >= AVX512 }
+func dgemmSerial() bool { return Active >= AVX2 }
 
 func productsName() string {
-	if Active >= AVX512 {
+	switch {
+	case Active >= AVX512:
 		return "AVX-512 assembly (float64), gonum (float32)"
+	case Active >= AVX2:
+		return "AVX2 assembly (float64), gonum (float32)"
 	}
 	return "gonum"
 }

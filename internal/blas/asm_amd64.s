@@ -1230,3 +1230,77 @@ i8a2rows:
 	STOREROW4(3, Y10, Y11)
 	VZEROUPPER
 	RET
+
+// func dotTileAVX2(a0, a1, a2, a3, b0, b1, b2 *float64, k4 int, out *[12]float64)
+//
+// out[3r + c] = Σ_l ar[l]·bc[l] over l < k4 (k4 a positive multiple of 4): the 4×3 tile of
+// DgemmNT on AVX2 from rows of A and B read in place. B's three rows go to Y0–Y2 four k-indices at
+// a time, A's values are the memory operands of the fused multiply-adds (16 registers: 12
+// accumulators, Y(4 + 3r + c)). Each accumulator holds four partial sums over l ≡ lane (mod 4) in
+// increasing l, added at the end in the fixed tree (0+2) + (1+3).
+TEXT ·dotTileAVX2(SB), NOSPLIT, $0-72
+	MOVQ  a0+0(FP), R8
+	MOVQ  a1+8(FP), R9
+	MOVQ  a2+16(FP), R10
+	MOVQ  a3+24(FP), R11
+	MOVQ  b0+32(FP), R12
+	MOVQ  b1+40(FP), R13
+	MOVQ  b2+48(FP), R14
+	MOVQ  k4+56(FP), CX
+	SHLQ  $3, CX
+	XORQ  AX, AX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+
+dt2loop:
+	VMOVUPD     (R12)(AX*1), Y0
+	VMOVUPD     (R13)(AX*1), Y1
+	VMOVUPD     (R14)(AX*1), Y2
+	VFMADD231PD (R8)(AX*1), Y0, Y4
+	VFMADD231PD (R8)(AX*1), Y1, Y5
+	VFMADD231PD (R8)(AX*1), Y2, Y6
+	VFMADD231PD (R9)(AX*1), Y0, Y7
+	VFMADD231PD (R9)(AX*1), Y1, Y8
+	VFMADD231PD (R9)(AX*1), Y2, Y9
+	VFMADD231PD (R10)(AX*1), Y0, Y10
+	VFMADD231PD (R10)(AX*1), Y1, Y11
+	VFMADD231PD (R10)(AX*1), Y2, Y12
+	VFMADD231PD (R11)(AX*1), Y0, Y13
+	VFMADD231PD (R11)(AX*1), Y1, Y14
+	VFMADD231PD (R11)(AX*1), Y2, Y15
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         dt2loop
+
+	MOVQ out+64(FP), DI
+
+#define HSUM4(Y, X, off) \
+	VEXTRACTF128 $1, Y, X0; \
+	VADDPD       X0, X, X0; \
+	VHADDPD      X0, X0, X0; \
+	VMOVSD       X0, off(DI)
+
+	HSUM4(Y4, X4, 0)
+	HSUM4(Y5, X5, 8)
+	HSUM4(Y6, X6, 16)
+	HSUM4(Y7, X7, 24)
+	HSUM4(Y8, X8, 32)
+	HSUM4(Y9, X9, 40)
+	HSUM4(Y10, X10, 48)
+	HSUM4(Y11, X11, 56)
+	HSUM4(Y12, X12, 64)
+	HSUM4(Y13, X13, 72)
+	HSUM4(Y14, X14, 80)
+	HSUM4(Y15, X15, 88)
+	VZEROUPPER
+	RET

@@ -71,6 +71,70 @@ func dgemmAsm(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb
 	}
 }
 
+// dgemmAVX2 is dgemmAsm's route on AVX2 + FMA (16 vector registers of 4 lanes): a 4×3 tile of
+// dot products read in place (dotTileAVX2: twelve accumulators, B's three rows in registers, A's
+// values as the memory operands of the multiply-adds) over the first k4 = k − k mod 4 indices,
+// the last k mod 4 products added after the lanes, in increasing l. Each element of C is again its
+// own dot product in an order fixed by k alone, so a row of C does not depend on the caller's split.
+func dgemmAVX2(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+	if lda < max(1, k) || ldb < max(1, k) || ldc < max(1, n) ||
+		len(a) < (m-1)*lda+k || len(b) < (n-1)*ldb+k || len(c) < (m-1)*ldc+n {
+		panic("blas: DgemmNT: slice too short for the stated dimensions")
+	}
+	if k == 0 || alpha == 0 {
+		for i := 0; i < m; i++ {
+			row := c[i*ldc : i*ldc+n]
+			if beta == 0 {
+				clear(row)
+				continue
+			}
+			for j := range row {
+				row[j] *= beta
+			}
+		}
+		return
+	}
+	k4 := k &^ 3
+	rowsA := max(4, min(m, dBytesA/(8*k))&^3)
+	var out [12]float64
+	var ar [4][]float64
+	var br [3][]float64
+	for i0 := 0; i0 < m; i0 += rowsA {
+		i1 := min(m, i0+rowsA)
+		for j := 0; j < n; j += 3 {
+			// Missing rows of a tile at the edges repeat the last one; their results are dropped.
+			for q := range br {
+				br[q] = b[min(j+q, n-1)*ldb:][:k]
+			}
+			nc := min(3, n-j)
+			for i := i0; i < i1; i += 4 {
+				for r := range ar {
+					ar[r] = a[min(i+r, m-1)*lda:][:k]
+				}
+				if k4 > 0 {
+					dotTileAVX2(&ar[0][0], &ar[1][0], &ar[2][0], &ar[3][0], &br[0][0], &br[1][0], &br[2][0], k4, &out)
+				} else {
+					out = [12]float64{}
+				}
+				for r := range min(4, i1-i) {
+					row := c[(i+r)*ldc+j : (i+r)*ldc+j+nc]
+					for q := range row {
+						t := out[3*r+q]
+						for l := k4; l < k; l++ {
+							t += ar[r][l] * br[q][l]
+						}
+						if beta == 0 {
+							row[q] = alpha * t
+						} else {
+							row[q] = alpha*t + beta*row[q]
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
 // Short k (k ≤ dShortK: package neighbors' PCA-50 rows, say) leaves the dot-product tile above
 // little to amortise its horizontal sums over (3.5× slower than OpenBLAS at k = 50), so those
 // products take Goto's route instead: A packed in row panels of 12 and B in column panels of 16
