@@ -46,6 +46,9 @@ func dgemmKernelAVX512(kc int, a, b, c *float64, ldc int, alpha, beta float64, r
 func dotTileAVX2(a0, a1, a2, a3, b0, b1, b2 *float64, k4 int, out *[12]float64)
 
 //go:noescape
+func dgemmKernelAVX2(kc int, a, b, c *float64, ldc int, alpha, beta float64, readC int)
+
+//go:noescape
 func packPanelAVX512(dst, x *float64, kc int, idx *[16]int64, w int)
 
 //go:noescape

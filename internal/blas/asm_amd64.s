@@ -1304,3 +1304,97 @@ dt2loop:
 	HSUM4(Y15, X15, 88)
 	VZEROUPPER
 	RET
+
+// func dgemmKernelAVX2(kc int, a, b, c *float64, ldc int, alpha, beta float64, readC int)
+//
+// The 4×12 tile of DgemmNT on packed panels (the short-k path on AVX2): acc[r][0:12] =
+// Σ_l a[4l + r]·b[12l : 12l + 12] over l < kc (kc ≥ 1), one fused multiply-add chain per element
+// in l order, then row r of C at c + r·ldc set to fma(beta, C, alpha·acc) (C not read unless
+// readC). Accumulators Y4–Y15 (row r in Y(4+3r)…Y(6+3r)), B's 12 values in Y0–Y2, each of A's 4
+// broadcast in turn into Y3.
+TEXT ·dgemmKernelAVX2(SB), NOSPLIT, $0-64
+	MOVQ   kc+0(FP), CX
+	MOVQ   a+8(FP), SI
+	MOVQ   b+16(FP), DI
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+
+dk2loop:
+	VMOVUPD      (DI), Y0
+	VMOVUPD      32(DI), Y1
+	VMOVUPD      64(DI), Y2
+	VBROADCASTSD (SI), Y3
+	VFMADD231PD  Y0, Y3, Y4
+	VFMADD231PD  Y1, Y3, Y5
+	VFMADD231PD  Y2, Y3, Y6
+	VBROADCASTSD 8(SI), Y3
+	VFMADD231PD  Y0, Y3, Y7
+	VFMADD231PD  Y1, Y3, Y8
+	VFMADD231PD  Y2, Y3, Y9
+	VBROADCASTSD 16(SI), Y3
+	VFMADD231PD  Y0, Y3, Y10
+	VFMADD231PD  Y1, Y3, Y11
+	VFMADD231PD  Y2, Y3, Y12
+	VBROADCASTSD 24(SI), Y3
+	VFMADD231PD  Y0, Y3, Y13
+	VFMADD231PD  Y1, Y3, Y14
+	VFMADD231PD  Y2, Y3, Y15
+	ADDQ         $32, SI
+	ADDQ         $96, DI
+	DECQ         CX
+	JNZ          dk2loop
+
+	MOVQ         c+24(FP), DX
+	MOVQ         ldc+32(FP), R8
+	SHLQ         $3, R8
+	VBROADCASTSD alpha+40(FP), Y0
+	VBROADCASTSD beta+48(FP), Y1
+	MOVQ         readC+56(FP), AX
+	TESTQ        AX, AX
+	JZ           dk2noread
+
+#define DK2ROWC(A, B, C) \
+	VMULPD      Y0, A, A; \
+	VMULPD      Y0, B, B; \
+	VMULPD      Y0, C, C; \
+	VFMADD231PD (DX), Y1, A; \
+	VFMADD231PD 32(DX), Y1, B; \
+	VFMADD231PD 64(DX), Y1, C; \
+	VMOVUPD     A, (DX); \
+	VMOVUPD     B, 32(DX); \
+	VMOVUPD     C, 64(DX); \
+	ADDQ        R8, DX
+
+	DK2ROWC(Y4, Y5, Y6)
+	DK2ROWC(Y7, Y8, Y9)
+	DK2ROWC(Y10, Y11, Y12)
+	DK2ROWC(Y13, Y14, Y15)
+	VZEROUPPER
+	RET
+
+dk2noread:
+#define DK2ROW(A, B, C) \
+	VMULPD  Y0, A, A; \
+	VMULPD  Y0, B, B; \
+	VMULPD  Y0, C, C; \
+	VMOVUPD A, (DX); \
+	VMOVUPD B, 32(DX); \
+	VMOVUPD C, 64(DX); \
+	ADDQ    R8, DX
+
+	DK2ROW(Y4, Y5, Y6)
+	DK2ROW(Y7, Y8, Y9)
+	DK2ROW(Y10, Y11, Y12)
+	DK2ROW(Y13, Y14, Y15)
+	VZEROUPPER
+	RET
