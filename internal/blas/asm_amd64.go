@@ -6,8 +6,9 @@ import (
 	"math"
 )
 
-// The plain build on amd64: Go assembly kernels (asm_amd64.s) chosen at run time by Active, the
-// portable Go loops below AVX-512. The results are those of the C kernels of -tags openblas up to
+// The plain build on amd64: Go assembly kernels (asm_amd64.s) chosen at run time by Active: all
+// of them on AVX-512, a subset on AVX2 + FMA (see the package doc), the portable Go loops on the
+// generic level. The results are those of the C kernels of -tags openblas up to
 // the order of the final lane sums (ExpSums, KLSums, SqrtSum: a few units in the last place); the
 // int8 products and Dist2Row are exact in both.
 
@@ -377,7 +378,7 @@ func kernelLines() []string {
 	case Active >= AVX512:
 		vec = "AVX-512 assembly"
 	case Active >= AVX2:
-		vec = "AVX2 assembly (exp sums, KL sums, distance rows, min/max), portable Go (the rest)"
+		vec = "AVX2 assembly (exp sums, KL sums, distance rows, min/max), portable Go (square-root sums, bucket sort)"
 	}
 	return []string{
 		"exact int8 products (k-NN, distances of pixel data): " + i8,
