@@ -10,8 +10,11 @@ import (
 // I8NT computes C = A·Bᵀ exactly in int32 for int8 matrices A (m×k) and B (n×k). On a CPU with
 // AVX-512 VNNI it runs a micro-kernel built on vpdpbusd (unsigned×signed bytes summed four at a
 // time into int32 lanes, 64 multiply-adds per instruction): Go assembly in the plain build, C
-// under -tags openblas; elsewhere a portable Go loop gives the same integers, much more slowly
-// (I8Native says which). vpdpbusd multiplies an unsigned byte by a signed one, so B is stored
+// under -tags openblas. On AVX2 (plain build) a 4×8 tile widens both to int16 (vpmovzxbw for B;
+// A once, when packed) and vpmaddwd adds pairs of products into int32 lanes: each product
+// |a·u| ≤ 128·255 < 2¹⁵ and each pair sum < 2¹⁷, so nothing saturates or rounds and the int32
+// sums are the VNNI kernel's. Elsewhere a portable Go loop gives the same integers, much more
+// slowly (I8Native says which). vpdpbusd multiplies an unsigned byte by a signed one, so B is stored
 // with 128 added (u = b + 128 ∈ [0, 255]) and the kernel subtracts 128·Σ_l a_il afterwards:
 // Σ_l a_il·b_jl = Σ_l a_il·u_jl − 128·Σ_l a_il. Every step is integer arithmetic modulo 2³², so
 // the result is exact whenever |Σ_l a_il·b_jl| < 2³¹, which holds for any int8 data when
