@@ -13,7 +13,8 @@
 // column's integer midrange, so that every product and sum is an exact integer and distance ties
 // stay exact ties. When every kept column spans at most 255 values (pixels), the shift is the
 // rounded-up midrange ⌈(min + max)/2⌉, the shifted values lie in [−128, 127], and if the CPU runs
-// blas.I8NT natively (AVX-512 VNNI: assembly in the plain build, C with `-tags openblas`) the products are exact int8 ones (int32
+// blas.I8NT natively (AVX-512 VNNI: assembly in the plain build, C with `-tags openblas`; AVX2:
+// assembly in the plain build) the products are exact int8 ones (int32
 // sums); otherwise, when Σ_c max|x_c − shift_c|² < 2²⁴ (MNIST: 717·128²), single precision
 // products are exact and are used (OpenBLAS's sgemm is twice as fast as its dgemm). Every path
 // gives the same exact integer distances, bit for bit (tested on random integers and on MNIST).
@@ -171,7 +172,8 @@ func Workers(opt Options) int { return opt.workers() }
 // keeps every product and sum an exact integer. Integer data then takes the fastest exact form
 // that holds it:
 //   - i8: every kept column spans at most 255 (pixels: 0..255), so that the shifted values lie in
-//     [−128, 127], and the CPU runs blas.I8NT natively (AVX-512 VNNI, either build): int8 data
+//     [−128, 127], and the CPU runs blas.I8NT natively (AVX-512 VNNI, either build; AVX2, the
+//     plain build): int8 data
 //     packed once, exact int32 products, about four times OpenBLAS's sgemm;
 //   - f32: Σ_c max_i |x_ic|² < 2²⁴ (MNIST: 717·128² ≈ 1.2e7), so that every partial sum of every
 //     dot product is an integer below 2²⁴ in absolute value and single precision products are

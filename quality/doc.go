@@ -5,7 +5,7 @@
 //
 // Memory is O(n·(Neighbors+MaxRetrieved)) plus O(n) per worker: no n×n matrix is ever stored.
 // Input distances come from package neighbors (blocked products for H > 8 — exact int8 ones with
-// AVX-512 VNNI, or exact single precision ones, for small-integer data such as pixels — plain
+// AVX-512 VNNI or AVX2, or exact single precision ones, for small-integer data such as pixels — plain
 // loops otherwise); each output row is recomputed next to it. Evaluate makes two passes:
 // neighbors.MeanDistance over the unordered pairs (half the products) for the mean distances the
 // smoothed measures rescale by, then one pass over the full rows for every measure. Per row it

@@ -12,12 +12,16 @@ package quality
 
 static int have512 = -1;
 
+// quality_allow512 is 0 when the dispatch level (blas.Active, set from Go at start) is below
+// AVX-512: LOWDIM_CPU=avx2 then runs the scalar loops, as an AVX2 machine would.
+int quality_allow512 = 1;
+
 static int use512(void) {
 	if (have512 < 0) {
 		__builtin_cpu_init();
 		have512 = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl");
 	}
-	return have512;
+	return quality_allow512 && have512;
 }
 
 // ord_count_from is the scalar loop of ord_count from point j on (the vector loop's tail and
@@ -217,6 +221,12 @@ import (
 	"github.com/lowdim/lowdim/affinity"
 	"github.com/lowdim/lowdim/internal/blas"
 )
+
+func init() {
+	if blas.Active < blas.AVX512 {
+		C.quality_allow512 = 0
+	}
+}
 
 // count assigns every point of d its coarse bucket and counts the buckets (in C, the bucket
 // arithmetic eight lanes at a time; the same buckets as the Go loop of the pure-Go build).

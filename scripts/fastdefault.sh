@@ -14,7 +14,10 @@
 # Environment: RUNS (default 3), ONLY (an extended regular expression: only the cases whose name
 # matches, e.g. ONLY='eval|HOPE'), MNIST10K (default /tmp/m/mnist10k.csv), MNIST70K
 # (default /tmp/m/mnist70k.csv): CSV with header p0..p783,label; the k-NN benchmark reads
-# ../shared/data/mnist. LOWDIM_CPU=generic (or avx2, avx512) lowers the plain build's kernels.
+# ../shared/data/mnist. LOWDIM_CPU=generic (or avx2, avx512) lowers the kernels of both builds:
+# the openblas build's C kernels then leave their AVX-512 paths too, and with LOWDIM_CPU=avx2
+# OpenBLAS is given OPENBLAS_CORETYPE=Haswell (Debian's OpenBLAS is DYNAMIC_ARCH), so that the
+# two columns compare what a CPU without AVX-512 (Haswell … Alder Lake, Zen 1–3) would run.
 # Cases whose data are missing are skipped with a note. On a loaded machine set GOMAXPROCS for
 # both (e.g. GOMAXPROCS=4): the openblas build otherwise runs with twice the Ps of the plain one
 # (blas.SpareProcs), and more runnable threads win a larger share of contended cores, which
@@ -30,6 +33,10 @@ m70=${MNIST70K:-/tmp/m/mnist70k.csv}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 export GOFLAGS="${GOFLAGS:--buildvcs=false}"
+
+if [ "$(echo "${LOWDIM_CPU:-}" | tr -d ' ' | tr A-Z a-z)" = avx2 ]; then
+  export OPENBLAS_CORETYPE=Haswell   # only the openblas build reads it; lowdim version shows it
+fi
 
 echo "building (plain and -tags openblas) in $tmp" >&2
 go build -o "$tmp/plain" ./cmd/lowdim

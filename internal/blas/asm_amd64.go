@@ -6,17 +6,21 @@ import (
 	"math"
 )
 
-// The plain build on amd64: Go assembly kernels (asm_amd64.s) chosen at run time by Active, the
-// portable Go loops below AVX-512. The results are those of the C kernels of -tags openblas up to
+// The plain build on amd64: Go assembly kernels (asm_amd64.s) chosen at run time by Active: all
+// of them on AVX-512, a subset on AVX2 + FMA (see the package doc), the portable Go loops on the
+// generic level. The results are those of the C kernels of -tags openblas up to
 // the order of the final lane sums (ExpSums, KLSums, SqrtSum: a few units in the last place); the
 // int8 products and Dist2Row are exact in both.
 
-// I8Native reports whether I8NT runs the AVX-512 VNNI kernel (false: the portable Go loop). It is
-// fixed at start from Active.
-var I8Native = Active >= AVX512VNNI
+// I8Native reports whether I8NT runs a vector kernel (AVX-512 VNNI, or AVX2's vpmaddwd; false:
+// the portable Go loop). It is fixed at start from Active.
+var I8Native = Active >= AVX2
 
 //go:noescape
 func i8TileVNNI(ap, bp *uint8, kc int, c *int32, off, ldc, rows int, lanes uint32, corr *int32, first int)
+
+//go:noescape
+func i8TileAVX2(ap *int16, bp *uint8, kc int, c *int32, ldc int, corr *int32, first int)
 
 //go:noescape
 func dist2RowAVX512(dst *float64, si float64, sq *float64, dot *int32, n int)
@@ -38,6 +42,12 @@ func fineBucketsAVX512(sb *uint32, ks *float64, n int, lo, sc, base float64, las
 
 //go:noescape
 func dgemmKernelAVX512(kc int, a, b, c *float64, ldc int, alpha, beta float64, readC int)
+
+//go:noescape
+func dotTileAVX2(a0, a1, a2, a3, b0, b1, b2 *float64, k4 int, out *[12]float64)
+
+//go:noescape
+func dgemmKernelAVX2(kc int, a, b, c *float64, ldc int, alpha, beta float64, readC int)
 
 //go:noescape
 func packPanelAVX512(dst, x *float64, kc int, idx *[16]int64, w int)
@@ -112,14 +122,73 @@ func i8ntVNNI(c []int32, ldc int, a *I8A, b *I8B, j0, j1 int) {
 	}
 }
 
+// Blocking of the AVX2 kernel: i8KC2 groups of 4 k-indices per pass (a 4-row tile of widened A,
+// i8KC2·32 bytes, and the B panel, i8KC2·128 bytes, stay in a 32 KiB L1); chunks of i8NC columns.
+const i8KC2 = 128
+
+var zeroCorr4 [4]int32
+
+// i8ntAVX2 is i8ntVNNI's loop nest for the 4×8 tiles of i8TileAVX2 (A widened to int16: a.w).
+// Tiles that stick out of the rows of A or the columns j0…j1 go through a scratch tile.
+func i8ntAVX2(c []int32, ldc int, a *I8A, b *I8B, j0, j1 int) {
+	if !a.wok {
+		a.widen()
+	}
+	kg, m := a.kg, a.m
+	var tile [32]int32
+	for k0 := 0; k0 < kg; k0 += i8KC2 {
+		kc := min(kg-k0, i8KC2)
+		first := 0
+		if k0 == 0 {
+			first = 1
+		}
+		last := k0+kc >= kg
+		for q0 := j0 / i8NR; q0*i8NR < j1; q0 += i8NC / i8NR {
+			for i := 0; i < m; i += 4 {
+				rows := min(m-i, 4)
+				ap := &a.w[(i/4*kg+k0)*16]
+				corr := zeroCorr4[:]
+				if last {
+					corr = a.corr[i : i+4] // padded to whole panels of 8
+				}
+				for q := q0; q < q0+i8NC/i8NR && q*i8NR < j1; q++ {
+					for p0 := max(q*i8NR, j0&^7); p0 < min(q*i8NR+i8NR, j1); p0 += 8 {
+						bp := &b.p[(q*kg+k0)*i8NR*4+(p0-q*i8NR)*4]
+						if rows == 4 && p0 >= j0 && p0+8 <= j1 {
+							i8TileAVX2(ap, bp, kc, &c[i*ldc+p0-j0], ldc, &corr[0], first)
+							continue
+						}
+						i8TileAVX2(ap, bp, kc, &tile[0], 8, &zeroCorr4[0], 1)
+						for r := range rows {
+							for l := max(j0-p0, 0); l < min(8, j1-p0); l++ {
+								v := tile[8*r+l] - corr[r]
+								if first == 0 {
+									v += c[(i+r)*ldc+p0+l-j0]
+								}
+								c[(i+r)*ldc+p0+l-j0] = v
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// wideA: Pack and PackRows widen A for the AVX2 kernel when it is the one in use.
+func wideA() bool { return Active == AVX2 }
+
 func i8nt(c []int32, ldc int, a *I8A, b *I8B, j0, j1 int) {
-	if Active >= AVX512VNNI {
+	switch {
+	case Active >= AVX512VNNI:
 		// The kernel's last row store reaches c[(m−1)·ldc + j1 − j0 − 1] at most: I8NT checked
 		// len(c), and the packed panels are whole.
 		i8ntVNNI(c, ldc, a, b, j0, j1)
-		return
+	case Active >= AVX2:
+		i8ntAVX2(c, ldc, a, b, j0, j1)
+	default:
+		i8ntGo(c, ldc, a, b, j0, j1)
 	}
-	i8ntGo(c, ldc, a, b, j0, j1)
 }
 
 func dist2Row(dst []float64, si float64, sq []float64, dot []int32) {
@@ -299,14 +368,17 @@ func fineBuckets(sb []uint32, ks []float64, lo, sc, base float64, last uint32) {
 
 func kernelLines() []string {
 	i8, vec := "portable Go (the float32 product below is used instead)", "portable Go"
-	if Active >= AVX512VNNI {
+	switch {
+	case Active >= AVX512VNNI:
 		i8 = "AVX-512 VNNI assembly"
+	case Active >= AVX2:
+		i8 = "AVX2 assembly (vpmaddwd)"
 	}
 	switch {
 	case Active >= AVX512:
 		vec = "AVX-512 assembly"
 	case Active >= AVX2:
-		vec = "AVX2 assembly (exp sums, KL sums, distance rows, min/max), portable Go (the rest)"
+		vec = "AVX2 assembly (exp sums, KL sums, distance rows, min/max), portable Go (square-root sums, bucket sort)"
 	}
 	return []string{
 		"exact int8 products (k-NN, distances of pixel data): " + i8,
@@ -316,19 +388,25 @@ func kernelLines() []string {
 }
 
 func dgemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
-	if Active >= AVX512 {
+	switch {
+	case Active >= AVX512:
 		dgemmAsm(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
-		return
+	case Active >= AVX2:
+		dgemmAVX2(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+	default:
+		dgemmGonum(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 	}
-	dgemmGonum(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 }
 
 // dgemmSerial: the assembly DgemmNT runs on the calling goroutine only.
-func dgemmSerial() bool { return Active >= AVX512 }
+func dgemmSerial() bool { return Active >= AVX2 }
 
 func productsName() string {
-	if Active >= AVX512 {
+	switch {
+	case Active >= AVX512:
 		return "AVX-512 assembly (float64), gonum (float32)"
+	case Active >= AVX2:
+		return "AVX2 assembly (float64), gonum (float32)"
 	}
 	return "gonum"
 }

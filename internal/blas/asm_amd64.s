@@ -1145,3 +1145,256 @@ d24loop:
 	JNZ       d24loop
 	VZEROUPPER
 	RET
+
+// func i8TileAVX2(ap *int16, bp *uint8, kc int, c *int32, ldc int, corr *int32, first int)
+//
+// One 4×8 tile of I8NT on AVX2: A's 4 rows widened to int16 beforehand (per group of 4 k-indices
+// 4 rows × 4 values, 32 bytes), B read from its packed panel (u8, 128 bytes per group; the tile's
+// 8 columns are 32 of them) and zero-extended by vpmovzxbw. Per group and row, A's 4 values are
+// broadcast (vpbroadcastq) against B's 4 columns × 4 values and vpmaddwd adds adjacent products
+// into int32: accumulator Y(4+2r) holds columns 0–3, Y(5+2r) columns 4–7, two lanes per column
+// (k ≡ 0,1 and 2,3 mod 4). At the end vphaddd and vpermq fold the pairs into columns 0…7, and
+// row r of C at c + r·ldc gets acc − corr[r], plus its old value unless first. Every product
+// |a·u| ≤ 128·255 < 2¹⁵ and every pair sum < 2¹⁷, so vpmaddwd is exact and the int32 sums are
+// those of the VNNI kernel (modulo 2³², exact within I8MaxK).
+TEXT ·i8TileAVX2(SB), NOSPLIT, $0-56
+	MOVQ  ap+0(FP), SI
+	MOVQ  bp+8(FP), DI
+	MOVQ  kc+16(FP), CX
+	VPXOR Y4, Y4, Y4
+	VPXOR Y5, Y5, Y5
+	VPXOR Y6, Y6, Y6
+	VPXOR Y7, Y7, Y7
+	VPXOR Y8, Y8, Y8
+	VPXOR Y9, Y9, Y9
+	VPXOR Y10, Y10, Y10
+	VPXOR Y11, Y11, Y11
+	TESTQ CX, CX
+	JZ    i8a2store
+
+i8a2loop:
+	VPMOVZXBW    (DI), Y0
+	VPMOVZXBW    16(DI), Y1
+	VPBROADCASTQ 0(SI), Y2
+	VPBROADCASTQ 8(SI), Y13
+	VPMADDWD     Y0, Y2, Y3
+	VPMADDWD     Y1, Y2, Y12
+	VPADDD       Y3, Y4, Y4
+	VPADDD       Y12, Y5, Y5
+	VPMADDWD     Y0, Y13, Y14
+	VPMADDWD     Y1, Y13, Y15
+	VPADDD       Y14, Y6, Y6
+	VPADDD       Y15, Y7, Y7
+	VPBROADCASTQ 16(SI), Y2
+	VPBROADCASTQ 24(SI), Y13
+	VPMADDWD     Y0, Y2, Y3
+	VPMADDWD     Y1, Y2, Y12
+	VPADDD       Y3, Y8, Y8
+	VPADDD       Y12, Y9, Y9
+	VPMADDWD     Y0, Y13, Y14
+	VPMADDWD     Y1, Y13, Y15
+	VPADDD       Y14, Y10, Y10
+	VPADDD       Y15, Y11, Y11
+	ADDQ         $32, SI
+	ADDQ         $128, DI
+	DECQ         CX
+	JNZ          i8a2loop
+
+i8a2store:
+	MOVQ c+24(FP), DX
+	MOVQ ldc+32(FP), R8
+	SHLQ $2, R8
+	MOVQ corr+40(FP), R11
+	// Y12: all ones to add C's old value, zeros on the first k pass (C is read either way: the
+	// tile lies inside C).
+	VPXOR    Y12, Y12, Y12
+	MOVQ     first+48(FP), AX
+	TESTQ    AX, AX
+	JNZ      i8a2rows
+	VPCMPEQD Y12, Y12, Y12
+
+i8a2rows:
+#define STOREROW4(r, A, B) \
+	VPHADDD      B, A, A; \
+	VPERMQ       $0xd8, A, A; \
+	VPBROADCASTD (4*r)(R11), Y13; \
+	VPSUBD       Y13, A, A; \
+	VPAND        (DX), Y12, Y3; \
+	VPADDD       Y3, A, A; \
+	VMOVDQU      A, (DX); \
+	ADDQ         R8, DX
+
+	STOREROW4(0, Y4, Y5)
+	STOREROW4(1, Y6, Y7)
+	STOREROW4(2, Y8, Y9)
+	STOREROW4(3, Y10, Y11)
+	VZEROUPPER
+	RET
+
+// func dotTileAVX2(a0, a1, a2, a3, b0, b1, b2 *float64, k4 int, out *[12]float64)
+//
+// out[3r + c] = Σ_l ar[l]·bc[l] over l < k4 (k4 a positive multiple of 4): the 4×3 tile of
+// DgemmNT on AVX2 from rows of A and B read in place. B's three rows go to Y0–Y2 four k-indices at
+// a time, A's values are the memory operands of the fused multiply-adds (16 registers: 12
+// accumulators, Y(4 + 3r + c)). Each accumulator holds four partial sums over l ≡ lane (mod 4) in
+// increasing l, added at the end in the fixed tree (0+2) + (1+3).
+TEXT ·dotTileAVX2(SB), NOSPLIT, $0-72
+	MOVQ  a0+0(FP), R8
+	MOVQ  a1+8(FP), R9
+	MOVQ  a2+16(FP), R10
+	MOVQ  a3+24(FP), R11
+	MOVQ  b0+32(FP), R12
+	MOVQ  b1+40(FP), R13
+	MOVQ  b2+48(FP), R14
+	MOVQ  k4+56(FP), CX
+	SHLQ  $3, CX
+	XORQ  AX, AX
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+
+dt2loop:
+	VMOVUPD     (R12)(AX*1), Y0
+	VMOVUPD     (R13)(AX*1), Y1
+	VMOVUPD     (R14)(AX*1), Y2
+	VFMADD231PD (R8)(AX*1), Y0, Y4
+	VFMADD231PD (R8)(AX*1), Y1, Y5
+	VFMADD231PD (R8)(AX*1), Y2, Y6
+	VFMADD231PD (R9)(AX*1), Y0, Y7
+	VFMADD231PD (R9)(AX*1), Y1, Y8
+	VFMADD231PD (R9)(AX*1), Y2, Y9
+	VFMADD231PD (R10)(AX*1), Y0, Y10
+	VFMADD231PD (R10)(AX*1), Y1, Y11
+	VFMADD231PD (R10)(AX*1), Y2, Y12
+	VFMADD231PD (R11)(AX*1), Y0, Y13
+	VFMADD231PD (R11)(AX*1), Y1, Y14
+	VFMADD231PD (R11)(AX*1), Y2, Y15
+	ADDQ        $32, AX
+	CMPQ        AX, CX
+	JLT         dt2loop
+
+	MOVQ out+64(FP), DI
+
+#define HSUM4(Y, X, off) \
+	VEXTRACTF128 $1, Y, X0; \
+	VADDPD       X0, X, X0; \
+	VHADDPD      X0, X0, X0; \
+	VMOVSD       X0, off(DI)
+
+	HSUM4(Y4, X4, 0)
+	HSUM4(Y5, X5, 8)
+	HSUM4(Y6, X6, 16)
+	HSUM4(Y7, X7, 24)
+	HSUM4(Y8, X8, 32)
+	HSUM4(Y9, X9, 40)
+	HSUM4(Y10, X10, 48)
+	HSUM4(Y11, X11, 56)
+	HSUM4(Y12, X12, 64)
+	HSUM4(Y13, X13, 72)
+	HSUM4(Y14, X14, 80)
+	HSUM4(Y15, X15, 88)
+	VZEROUPPER
+	RET
+
+// func dgemmKernelAVX2(kc int, a, b, c *float64, ldc int, alpha, beta float64, readC int)
+//
+// The 4×12 tile of DgemmNT on packed panels (the short-k path on AVX2): acc[r][0:12] =
+// Σ_l a[4l + r]·b[12l : 12l + 12] over l < kc (kc ≥ 1), one fused multiply-add chain per element
+// in l order, then row r of C at c + r·ldc set to fma(beta, C, alpha·acc) (C not read unless
+// readC). Accumulators Y4–Y15 (row r in Y(4+3r)…Y(6+3r)), B's 12 values in Y0–Y2, each of A's 4
+// broadcast in turn into Y3.
+TEXT ·dgemmKernelAVX2(SB), NOSPLIT, $0-64
+	MOVQ   kc+0(FP), CX
+	MOVQ   a+8(FP), SI
+	MOVQ   b+16(FP), DI
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+	VXORPD Y12, Y12, Y12
+	VXORPD Y13, Y13, Y13
+	VXORPD Y14, Y14, Y14
+	VXORPD Y15, Y15, Y15
+
+dk2loop:
+	VMOVUPD      (DI), Y0
+	VMOVUPD      32(DI), Y1
+	VMOVUPD      64(DI), Y2
+	VBROADCASTSD (SI), Y3
+	VFMADD231PD  Y0, Y3, Y4
+	VFMADD231PD  Y1, Y3, Y5
+	VFMADD231PD  Y2, Y3, Y6
+	VBROADCASTSD 8(SI), Y3
+	VFMADD231PD  Y0, Y3, Y7
+	VFMADD231PD  Y1, Y3, Y8
+	VFMADD231PD  Y2, Y3, Y9
+	VBROADCASTSD 16(SI), Y3
+	VFMADD231PD  Y0, Y3, Y10
+	VFMADD231PD  Y1, Y3, Y11
+	VFMADD231PD  Y2, Y3, Y12
+	VBROADCASTSD 24(SI), Y3
+	VFMADD231PD  Y0, Y3, Y13
+	VFMADD231PD  Y1, Y3, Y14
+	VFMADD231PD  Y2, Y3, Y15
+	ADDQ         $32, SI
+	ADDQ         $96, DI
+	DECQ         CX
+	JNZ          dk2loop
+
+	MOVQ         c+24(FP), DX
+	MOVQ         ldc+32(FP), R8
+	SHLQ         $3, R8
+	VBROADCASTSD alpha+40(FP), Y0
+	VBROADCASTSD beta+48(FP), Y1
+	MOVQ         readC+56(FP), AX
+	TESTQ        AX, AX
+	JZ           dk2noread
+
+#define DK2ROWC(A, B, C) \
+	VMULPD      Y0, A, A; \
+	VMULPD      Y0, B, B; \
+	VMULPD      Y0, C, C; \
+	VFMADD231PD (DX), Y1, A; \
+	VFMADD231PD 32(DX), Y1, B; \
+	VFMADD231PD 64(DX), Y1, C; \
+	VMOVUPD     A, (DX); \
+	VMOVUPD     B, 32(DX); \
+	VMOVUPD     C, 64(DX); \
+	ADDQ        R8, DX
+
+	DK2ROWC(Y4, Y5, Y6)
+	DK2ROWC(Y7, Y8, Y9)
+	DK2ROWC(Y10, Y11, Y12)
+	DK2ROWC(Y13, Y14, Y15)
+	VZEROUPPER
+	RET
+
+dk2noread:
+#define DK2ROW(A, B, C) \
+	VMULPD  Y0, A, A; \
+	VMULPD  Y0, B, B; \
+	VMULPD  Y0, C, C; \
+	VMOVUPD A, (DX); \
+	VMOVUPD B, 32(DX); \
+	VMOVUPD C, 64(DX); \
+	ADDQ    R8, DX
+
+	DK2ROW(Y4, Y5, Y6)
+	DK2ROW(Y7, Y8, Y9)
+	DK2ROW(Y10, Y11, Y12)
+	DK2ROW(Y13, Y14, Y15)
+	VZEROUPPER
+	RET

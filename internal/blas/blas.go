@@ -12,15 +12,20 @@
 //     (golang.org/x/sys/cpu): on AVX-512 VNNI the int8 products (vpdpbusd, an 8×32 register
 //     tile), on AVX-512 F/DQ/BW/VL the float64 product (a 4×4 tile of dot products read in
 //     place), the vectorised exponential sums, Dist2Row, SqrtSum, MinMax and the bucket
-//     arithmetic. On AVX2 + FMA only ExpSums, KLSums (a table-free degree-13 exponential),
-//     Dist2Row and MinMax have kernels; the rest, and everything on arm64 and every other
-//     architecture, runs the portable Go loops and gonum's BLAS (no NEON kernels yet; the int8
-//     products then fall back to gonum's float32 product in package neighbors). Active is the level in
-//     use; LOWDIM_CPU=generic (or avx2, avx512) lowers it, so that one machine tests every path;
-//     `lowdim version` prints it (Kernels).
+//     arithmetic. On AVX2 + FMA (Haswell … Alder Lake, Zen 1–3): the int8 products (vpmovzxbw
+//     and vpmaddwd, a 4×8 tile, A widened to int16 when packed), the float64 product (a 4×3
+//     tile of dot products read in place; for k ≤ 128 a packed 4×12 tile), ExpSums, KLSums (a
+//     table-free degree-13 exponential), Dist2Row and MinMax; SqrtSum and the bucket arithmetic
+//     run the portable loops there. arm64 and every other architecture run the portable Go loops
+//     and gonum's BLAS (no NEON kernels yet; the int8 products then fall back to gonum's float32
+//     product in package neighbors). Active is the level in use; LOWDIM_CPU=generic (or avx2,
+//     avx512) lowers it, so that one machine tests every path; `lowdim version` prints it
+//     (Kernels).
 //   - `-tags openblas` with cgo runs the C twins (i8_c.go, expsum_c.go; GCC intrinsics and inline
-//     assembly, their own CPU checks) and OpenBLAS's dgemm and sgemm through dlopen. It is kept
-//     as the reference the plain build is measured against (scripts/fastdefault.sh).
+//     assembly: AVX-512 where both the CPU and Active allow it, else scalar C) and OpenBLAS's
+//     dgemm and sgemm through dlopen, its kernels chosen from Active too (SkylakeX, or Haswell
+//     at the avx2 level), so that LOWDIM_CPU=avx2 emulates an AVX2 machine in both builds. It is
+//     kept as the reference the plain build is measured against (scripts/fastdefault.sh).
 //
 // Only row-major A times transposed B is offered: C = alpha·A·Bᵀ + beta·C, in double (DgemmNT)
 // and single precision (SgemmNT: package neighbors uses it for small-integer data when the CPU

@@ -4,8 +4,8 @@ import "testing"
 
 // eachLevel runs test once per dispatch level this machine supports, from Generic up to Detected
 // (Active set for the duration), so every kernel is checked against its definition on every code
-// path the machine can run. (The -tags openblas build's C kernels choose for themselves; there
-// the runs repeat the same code.)
+// path the machine can run. (The -tags openblas build's C kernels read Active at each call too,
+// AVX-512 or scalar C; OpenBLAS's kernels are fixed when it is loaded, from the level at start.)
 func eachLevel(t *testing.T, test func(t *testing.T)) {
 	saved := Active
 	defer func() { Active = saved }()

@@ -7,6 +7,8 @@ package blas
 // I8Native reports whether I8NT runs a vector kernel: never on this architecture.
 var I8Native = false
 
+func wideA() bool { return false }
+
 func i8nt(c []int32, ldc int, a *I8A, b *I8B, j0, j1 int) { i8ntGo(c, ldc, a, b, j0, j1) }
 
 func dist2Row(dst []float64, si float64, sq []float64, dot []int32) { dist2RowGo(dst, si, sq, dot) }

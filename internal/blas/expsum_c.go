@@ -103,8 +103,8 @@ static void exp_sums512(const double *a, long n, double inv, double clamp, doubl
 	*so = ss;
 }
 
-static void exp_sums(const double *a, long n, double inv, double clamp, double tmin, double skip, double *zo, double *so) {
-	if (use512()) {
+static void exp_sums(const double *a, long n, double inv, double clamp, double tmin, double skip, double *zo, double *so, int ok) {
+	if (ok && use512()) {
 		exp_sums512(a, n, inv, clamp, tmin, skip, zo, so);
 		return;
 	}
@@ -167,8 +167,8 @@ static void kl_sums512(const double *a, const double *b, long n, double ia, doub
 	memcpy(out, r, sizeof r);
 }
 
-static void kl_sums(const double *a, const double *b, long n, double ia, double ib, double clamp, double pmin, double qmin, double skip, double *out) {
-	if (use512()) {
+static void kl_sums(const double *a, const double *b, long n, double ia, double ib, double clamp, double pmin, double qmin, double skip, double *out, int ok) {
+	if (ok && use512()) {
 		kl_sums512(a, b, n, ia, ib, clamp, pmin, qmin, skip, out);
 		return;
 	}
@@ -229,8 +229,8 @@ static void rank_kl512(const double *seq, const int32_t *other, long n, int32_t 
 }
 
 static void rank_kl(const double *seq, const int32_t *other, long n, int32_t skip, int32_t r0, double scale, double inv, double clamp,
-                    double tmin, double lz, double cp, double clp, double *out) {
-	if (use512() && __builtin_cpu_supports("avx512vl")) {
+                    double tmin, double lz, double cp, double clp, double *out, int ok) {
+	if (ok && use512() && __builtin_cpu_supports("avx512vl")) {
 		rank_kl512(seq, other, n, skip, r0, scale, inv, clamp, tmin, lz, cp, clp, out);
 		return;
 	}
@@ -261,8 +261,8 @@ static void min_max512(const double *a, long n, double *lo, double *hi) {
 }
 
 // min_max folds a[0..n) into *lo and *hi (NaN-free input).
-static void min_max(const double *a, long n, double *lo, double *hi) {
-	if (use512()) {
+static void min_max(const double *a, long n, double *lo, double *hi, int ok) {
+	if (ok && use512()) {
 		min_max512(a, n, lo, hi);
 		return;
 	}
@@ -281,26 +281,26 @@ import "unsafe"
 
 func expSums(a []float64, inv, clamp, tmin, skip float64) (z, s float64) {
 	var zo, so C.double
-	C.exp_sums((*C.double)(unsafe.Pointer(&a[0])), C.long(len(a)), C.double(inv), C.double(clamp), C.double(tmin), C.double(skip), &zo, &so)
+	C.exp_sums((*C.double)(unsafe.Pointer(&a[0])), C.long(len(a)), C.double(inv), C.double(clamp), C.double(tmin), C.double(skip), &zo, &so, cbool(Active >= AVX512))
 	return float64(zo), float64(so)
 }
 
 func klSums(a, b []float64, ia, ib, clamp, pmin, qmin, skip float64) (zp, sp, zq, sq float64) {
 	var out [4]C.double
 	C.kl_sums((*C.double)(unsafe.Pointer(&a[0])), (*C.double)(unsafe.Pointer(&b[0])), C.long(len(a)), C.double(ia), C.double(ib), C.double(clamp),
-		C.double(pmin), C.double(qmin), C.double(skip), &out[0])
+		C.double(pmin), C.double(qmin), C.double(skip), &out[0], cbool(Active >= AVX512))
 	return float64(out[0]), float64(out[1]), float64(out[2]), float64(out[3])
 }
 
 func minMax(a []float64, lo, hi float64) (float64, float64) {
 	l, h := C.double(lo), C.double(hi)
-	C.min_max((*C.double)(unsafe.Pointer(&a[0])), C.long(len(a)), &l, &h)
+	C.min_max((*C.double)(unsafe.Pointer(&a[0])), C.long(len(a)), &l, &h, cbool(Active >= AVX512))
 	return float64(l), float64(h)
 }
 
 func rankKL(seq []float64, other []int32, skip, r0 int32, scale, inv, clamp, tmin, lz, cp, clp float64) (a, b float64) {
 	var out [2]C.double
 	C.rank_kl((*C.double)(unsafe.Pointer(&seq[0])), (*C.int32_t)(unsafe.Pointer(&other[0])), C.long(len(other)), C.int32_t(skip), C.int32_t(r0),
-		C.double(scale), C.double(inv), C.double(clamp), C.double(tmin), C.double(lz), C.double(cp), C.double(clp), &out[0])
+		C.double(scale), C.double(inv), C.double(clamp), C.double(tmin), C.double(lz), C.double(cp), C.double(clp), &out[0], cbool(Active >= AVX512))
 	return float64(out[0]), float64(out[1])
 }

@@ -10,8 +10,11 @@ import (
 // I8NT computes C = A·Bᵀ exactly in int32 for int8 matrices A (m×k) and B (n×k). On a CPU with
 // AVX-512 VNNI it runs a micro-kernel built on vpdpbusd (unsigned×signed bytes summed four at a
 // time into int32 lanes, 64 multiply-adds per instruction): Go assembly in the plain build, C
-// under -tags openblas; elsewhere a portable Go loop gives the same integers, much more slowly
-// (I8Native says which). vpdpbusd multiplies an unsigned byte by a signed one, so B is stored
+// under -tags openblas. On AVX2 (plain build) a 4×8 tile widens both to int16 (vpmovzxbw for B;
+// A once, when packed) and vpmaddwd adds pairs of products into int32 lanes: each product
+// |a·u| ≤ 128·255 < 2¹⁵ and each pair sum < 2¹⁷, so nothing saturates or rounds and the int32
+// sums are the VNNI kernel's. Elsewhere a portable Go loop gives the same integers, much more
+// slowly (I8Native says which). vpdpbusd multiplies an unsigned byte by a signed one, so B is stored
 // with 128 added (u = b + 128 ∈ [0, 255]) and the kernel subtracts 128·Σ_l a_il afterwards:
 // Σ_l a_il·b_jl = Σ_l a_il·u_jl − 128·Σ_l a_il. Every step is integer arithmetic modulo 2³², so
 // the result is exact whenever |Σ_l a_il·b_jl| < 2³¹, which holds for any int8 data when
@@ -87,6 +90,11 @@ type I8A struct {
 	m, k, kg int
 	p        []uint8 // ⌈m/i8MR⌉ panels of kg·i8MR·4 bytes (int8 bit patterns), padding 0
 	corr     []int32 // 128·Σ_l a_il, padded to whole panels with 0
+	// w: the AVX2 kernel's copy of p widened to int16, in panels of 4 rows (per group of 4
+	// k-indices 4 rows × 4 values); wok says it matches p (made by Pack and PackRows at the
+	// AVX2 level, else on first use).
+	w   []int16
+	wok bool
 }
 
 // Dims returns m and k.
@@ -109,6 +117,32 @@ func (a *I8A) reset(m, k int) {
 	}
 	a.corr = a.corr[:np*i8MR]
 	clear(a.corr)
+	a.wok = false
+}
+
+// widen sets a.w from a.p: panel t of 4 rows (half t mod 2 of A's panel t/2), group g, row r,
+// value l at w[(t·kg + g)·16 + 4r + l].
+func (a *I8A) widen() {
+	kg := a.kg
+	nt := 2 * len(a.p) / (kg * i8MR * 4)
+	if kg == 0 {
+		nt = 0
+	}
+	size := nt * kg * 16
+	if cap(a.w) < size {
+		a.w = make([]int16, size)
+	}
+	a.w = a.w[:size]
+	for t := range nt {
+		for g := range kg {
+			src := a.p[(t/2*kg+g)*i8MR*4+(t%2)*16:][:16]
+			dst := a.w[(t*kg+g)*16:][:16]
+			for q, v := range src {
+				dst[q] = int16(int8(v))
+			}
+		}
+	}
+	a.wok = true
 }
 
 // Pack packs the m×k row-major matrix src (row stride lda) into a.
@@ -126,6 +160,9 @@ func (a *I8A) Pack(src []int8, m, k, lda int) {
 			s += int32(v)
 		}
 		a.corr[i] = 128 * s
+	}
+	if wideA() {
+		a.widen()
 	}
 }
 
@@ -150,6 +187,9 @@ func (a *I8A) PackRows(b *I8B, r0, r1 int) {
 			su += h&0xffff + h>>16
 		}
 		a.corr[i] = 128 * (int32(su) - 128*4*int32(a.kg))
+	}
+	if wideA() {
+		a.widen()
 	}
 }
 

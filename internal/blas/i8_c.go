@@ -171,8 +171,8 @@ static void dist2_row512(double *dst, double si, const double *sq, const int32_t
 	for (; j < n; j++) dst[j] = si + sq[j] - 2 * (double)dot[j];
 }
 
-static void dist2_row(double *dst, double si, const double *sq, const int32_t *dot, long n) {
-	if (use_vnni()) {
+static void dist2_row(double *dst, double si, const double *sq, const int32_t *dot, long n, int ok) {
+	if (ok && use_vnni()) {
 		dist2_row512(dst, si, sq, dot, n);
 		return;
 	}
@@ -248,8 +248,8 @@ static double sqrt_sum2d512(double a, double b, const double *xs, const double *
 	return _mm512_reduce_add_pd(_mm512_add_pd(s0, s1));
 }
 
-static double sqrt_sum2d(double a, double b, const double *xs, const double *ys, long n) {
-	if (use_vnni()) return sqrt_sum2d512(a, b, xs, ys, n);
+static double sqrt_sum2d(double a, double b, const double *xs, const double *ys, long n, int ok) {
+	if (ok && use_vnni()) return sqrt_sum2d512(a, b, xs, ys, n);
 	double s0 = 0, s1 = 0;
 	long j = 0;
 	for (; j + 1 < n; j += 2) {
@@ -264,8 +264,8 @@ static double sqrt_sum2d(double a, double b, const double *xs, const double *ys,
 	return s0 + s1;
 }
 
-static double sqrt_sum(double si, const double *sq, const int32_t *dot, long n) {
-	if (use_vnni()) return sqrt_sum512(si, sq, dot, n);
+static double sqrt_sum(double si, const double *sq, const int32_t *dot, long n, int ok) {
+	if (ok && use_vnni()) return sqrt_sum512(si, sq, dot, n);
 	double a = 0, b = 0;
 	long j = 0;
 	for (; j + 1 < n; j += 2) {
@@ -280,11 +280,16 @@ import "C"
 
 import "unsafe"
 
-// I8Native reports whether I8NT runs the AVX-512 VNNI kernel (false: the portable Go loop).
-var I8Native = C.use_vnni() != 0
+// I8Native reports whether I8NT runs the AVX-512 VNNI kernel (false: the portable Go loop): the
+// CPU has it and the dispatch level (Active, lowered by LOWDIM_CPU) allows it. The C kernels
+// below follow Active as the assembly ones do, so that LOWDIM_CPU=avx2 runs here what an AVX2
+// machine would: no AVX-512 C paths (and OpenBLAS's Haswell kernels, openblas.go).
+var I8Native = Active >= AVX512VNNI && C.use_vnni() != 0
+
+func wideA() bool { return false }
 
 func i8nt(c []int32, ldc int, a *I8A, b *I8B, j0, j1 int) {
-	if !I8Native {
+	if !I8Native || Active < AVX512VNNI {
 		i8ntGo(c, ldc, a, b, j0, j1)
 		return
 	}
@@ -295,15 +300,15 @@ func i8nt(c []int32, ldc int, a *I8A, b *I8B, j0, j1 int) {
 
 func dist2Row(dst []float64, si float64, sq []float64, dot []int32) {
 	C.dist2_row((*C.double)(unsafe.Pointer(&dst[0])), C.double(si), (*C.double)(unsafe.Pointer(&sq[0])),
-		(*C.int32_t)(unsafe.Pointer(&dot[0])), C.long(len(dst)))
+		(*C.int32_t)(unsafe.Pointer(&dot[0])), C.long(len(dst)), cbool(Active >= AVX512))
 }
 
 func sqrtSum2D(a, b float64, xs, ys []float64) float64 {
-	return float64(C.sqrt_sum2d(C.double(a), C.double(b), (*C.double)(unsafe.Pointer(&xs[0])), (*C.double)(unsafe.Pointer(&ys[0])), C.long(len(xs))))
+	return float64(C.sqrt_sum2d(C.double(a), C.double(b), (*C.double)(unsafe.Pointer(&xs[0])), (*C.double)(unsafe.Pointer(&ys[0])), C.long(len(xs)), cbool(Active >= AVX512)))
 }
 
 func sqrtSum(si float64, sq []float64, dot []int32) float64 {
-	return float64(C.sqrt_sum(C.double(si), (*C.double)(unsafe.Pointer(&sq[0])), (*C.int32_t)(unsafe.Pointer(&dot[0])), C.long(len(sq))))
+	return float64(C.sqrt_sum(C.double(si), (*C.double)(unsafe.Pointer(&sq[0])), (*C.int32_t)(unsafe.Pointer(&dot[0])), C.long(len(sq)), cbool(Active >= AVX512)))
 }
 
 // The bucket kernels are vectorised in package quality's C twin (native_c.go) in this build.
@@ -315,13 +320,16 @@ func fineBuckets(sb []uint32, ks []float64, lo, sc, base float64, last uint32) {
 }
 
 func kernelLines() []string {
-	i8 := "portable Go (the float32 product below is used instead)"
+	i8, vec := "portable Go (the float32 product below is used instead)", "C (cgo), scalar"
 	if I8Native {
 		i8 = "AVX-512 VNNI (C, cgo)"
 	}
+	if Active >= AVX512 {
+		vec = "C (cgo), AVX-512"
+	}
 	return []string{
 		"exact int8 products (k-NN, distances of pixel data): " + i8,
-		"exp sums, KL sums, distance rows, min/max, bucket sort: C (cgo), AVX-512 where the CPU has it",
+		"exp sums, KL sums, distance rows, min/max, bucket sort: " + vec,
 		"float64/float32 products (DgemmNT, SgemmNT): " + Name,
 	}
 }

@@ -36,8 +36,8 @@ func i8Rand(rng *rand.Rand, s []int8) {
 	}
 }
 
-// TestI8GemmNT compares I8GemmNT (the VNNI kernel when I8Native, else the Go loop) with the plain
-// int64 loop: odd m, n, k, k not a multiple of 4, 16 or 64, more than one k pass of the kernel
+// TestI8GemmNT compares I8GemmNT (on each dispatch level: the VNNI kernel, AVX2's vpmaddwd
+// kernel, the Go loop) with the plain int64 loop: odd m, n, k, k not a multiple of 4, 16 or 64, more than one k pass of the kernel
 // (k > 1024), strides and C padding, all-extreme operands (the largest products in magnitude).
 func TestI8GemmNT(t *testing.T) { eachLevel(t, testI8GemmNT) }
 
@@ -128,6 +128,36 @@ func testI8NTColumnRange(t *testing.T) {
 				}
 				if touched != (r1-r0)*w {
 					t.Fatalf("rows %v cols %v: %d entries written, want %d", r, cols, touched, (r1-r0)*w)
+				}
+			}
+		}
+	}
+}
+
+// TestI8NTLevelSwitch: an A packed at one dispatch level and multiplied at another (Pack widens
+// A for the AVX2 kernel only at that level; I8NT widens it on first use otherwise) gives the same
+// exact products.
+func TestI8NTLevelSwitch(t *testing.T) {
+	saved := Active
+	defer func() { Active = saved }()
+	rng := rand.New(rand.NewPCG(13, 14))
+	const m, n, k = 13, 45, 600
+	a, b := make([]int8, m*k), make([]int8, n*k)
+	i8Rand(rng, a)
+	i8Rand(rng, b)
+	want := i8Naive(m, n, k, a, k, b, k)
+	pb := PackI8B(b, n, k, k)
+	for pack := Generic; pack <= Detected; pack++ {
+		for mul := Generic; mul <= Detected; mul++ {
+			var pa I8A
+			Active = pack
+			pa.Pack(a, m, k, k)
+			Active = mul
+			c := make([]int32, m*n)
+			I8NT(c, n, &pa, pb, 0, n)
+			for i, v := range c {
+				if int64(v) != want[i] {
+					t.Fatalf("packed at %v, multiplied at %v: C[%d] = %d, want %d", pack, mul, i, v, want[i])
 				}
 			}
 		}

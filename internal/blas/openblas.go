@@ -22,17 +22,17 @@ static name_fn corename_p;
 
 // load opens OpenBLAS. Its DYNAMIC_ARCH build picks kernels from the CPU model number and falls
 // back to the slow generic "Prescott" kernels on models it does not know (common on virtual
-// machines); unless OPENBLAS_CORETYPE is set already, it is set from the CPU's features for the
-// moment of loading. Returns 0 on success.
-static int load(void) {
+// machines); unless OPENBLAS_CORETYPE is set already, it is set for the moment of loading from
+// the dispatch level (blas.Active: the CPU's features, or lower by LOWDIM_CPU, so that
+// LOWDIM_CPU=avx2 gives the Haswell kernels an AVX2 machine would get). At the generic level
+// OpenBLAS chooses for itself. Returns 0 on success.
+static int load(int avx512, int avx2) {
 	int set = 0;
 	if (getenv("OPENBLAS_CORETYPE") == NULL) {
-		__builtin_cpu_init();
-		if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512vl") &&
-		    __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq")) {
+		if (avx512) {
 			setenv("OPENBLAS_CORETYPE", "SkylakeX", 1);
 			set = 1;
-		} else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+		} else if (avx2) {
 			setenv("OPENBLAS_CORETYPE", "Haswell", 1);
 			set = 1;
 		}
@@ -86,13 +86,21 @@ var loaded bool
 var Threaded bool
 
 func init() {
-	if C.load() != 0 {
+	if C.load(cbool(Active >= AVX512), cbool(Active >= AVX2)) != 0 {
 		Name = "gonum (libopenblas not loadable)"
 		Threaded = true
 		return
 	}
 	loaded = true
 	Name = "openblas (" + C.GoString(C.corename()) + ")"
+}
+
+// cbool is 1 for true: how the C kernels are told what the dispatch level allows.
+func cbool(b bool) C.int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func dgemmNT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
