@@ -167,6 +167,12 @@
 //     2.1 s. Server and clients spend 0.11–0.15 ms of CPU per move on the digits and 1.7–2.0 ms
 //     on 100,000 rows (an 800 kB answer), so the 2 cores alone would carry the 6,000 moves a
 //     second of the digits and about 1,100 views a second at n = 100,000 (11 per session).
+//   - Quiet machine (load average 1.1–1.7; 2026-11-26, sessions sharing the normalised data;
+//     three runs, 0 errors in each), BenchmarkLoad side by side: n = 100,000 — …/coef (the
+//     page's form) p50/p99 2.2–2.5/6.2–8.7 ms, lag p99 9.3–12.2 ms; …/coef+rebuild (100
+//     clients' rebuilds in this process as well) lag p99 276–284 ms; …/positions lag p99
+//     558–573 ms; one client's rebuild 0.7–1.1 ms; peak RSS 1.1 GB (positions) to 2.1 GB.
+//     The digits: lag p99 8.7 ms (coef), 10.4 ms (positions).
 //   - The same benchmark with moves answered as coefficients (BenchmarkLoad's …/coef, as the
 //     page asks; 2026-11-25, no nice, load average 1.8–2.1 from other jobs; three runs, all
 //     with 0 errors), side by side with …/positions in the same runs: n = 100,000, p50/p99
