@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, waitReady, positionsOf } from './lib.mjs';
+import { launch, waitReady, positionsOf, collectProblems } from './lib.mjs';
 
 const url = process.env.LOWDIM_URL;
 const out = process.env.LOWDIM_ARTIFACTS;
@@ -18,9 +18,7 @@ mkdirSync(out, { recursive: true });
 const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1100, height: 760 }, acceptDownloads: true });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  const problems = collectProblems(page);
   await page.goto(url);
   await waitReady(page);
   const n = await page.evaluate(() => window.lowdim.state.n);

@@ -19,3 +19,20 @@ export async function waitReady(page) {
 export function positionsOf(page) {
   return page.evaluate(() => Array.from(window.lowdim.state.pos));
 }
+
+// collectProblems returns the list the page's uncaught errors and console errors are pushed to:
+// a test ends by asserting that it is empty.
+export function collectProblems(page) {
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  return problems;
+}
+
+// waitLiveRound waits until the live fit has finished round r and the page has drawn it.
+export function waitLiveRound(page, r, timeout) {
+  return page.waitForFunction((r) => {
+    const st = window.lowdim.state.liveState;
+    return st && st.round >= r && window.lowdim.state.liveRound >= r;
+  }, r, { timeout });
+}

@@ -8,7 +8,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, waitReady } from './lib.mjs';
+import { launch, waitReady, collectProblems, waitLiveRound } from './lib.mjs';
 
 const url = process.env.LOWDIM_URL;
 const out = process.env.LOWDIM_ARTIFACTS;
@@ -16,17 +16,12 @@ assert.ok(url && out, 'LOWDIM_URL and LOWDIM_ARTIFACTS must be set');
 mkdirSync(out, { recursive: true });
 
 const state = (page) => page.evaluate(() => window.lowdim.state.liveState);
-const waitRound = (page, r) => page.waitForFunction((r) => {
-  const st = window.lowdim.state.liveState;
-  return st && st.round >= r && window.lowdim.state.liveRound >= r;
-}, r, { timeout: 120000 });
+const waitRound = (page, r) => waitLiveRound(page, r, 120000);
 
 const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1300, height: 760 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  const problems = collectProblems(page);
   await page.goto(url);
   await waitReady(page);
   assert.equal(await page.inputValue('#lambda'), '0.1');

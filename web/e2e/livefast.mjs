@@ -9,7 +9,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, waitReady } from './lib.mjs';
+import { launch, waitReady, collectProblems, waitLiveRound } from './lib.mjs';
 
 const url = process.env.LOWDIM_URL;
 const out = process.env.LOWDIM_ARTIFACTS;
@@ -17,17 +17,12 @@ assert.ok(url && out, 'LOWDIM_URL and LOWDIM_ARTIFACTS must be set');
 mkdirSync(out, { recursive: true });
 
 const liveNow = (page) => page.evaluate(async () => (await fetch(`api/sessions/${window.lowdim.state.id}/live`)).json());
-const waitRound = (page, r) => page.waitForFunction((r) => {
-  const st = window.lowdim.state.liveState;
-  return st && st.round >= r && window.lowdim.state.liveRound >= r;
-}, r, { timeout: 240000 });
+const waitRound = (page, r) => waitLiveRound(page, r, 240000);
 
 const browser = await launch();
 try {
   const page = await browser.newPage({ viewport: { width: 1300, height: 760 } });
-  const problems = [];
-  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-  page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+  const problems = collectProblems(page);
   await page.goto(url);
   await waitReady(page);
   const n = await page.evaluate(() => window.lowdim.state.n);

@@ -10,7 +10,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { launch, waitReady } from './lib.mjs';
+import { launch, waitReady, collectProblems } from './lib.mjs';
 
 const url = process.env.LOWDIM_URL;
 const out = process.env.LOWDIM_ARTIFACTS;
@@ -67,9 +67,7 @@ const result = {};
 try {
   for (const renderer of ['webgl2', '2d']) {
     const page = await browser.newPage({ viewport: { width: 1300, height: 700 } });
-    const problems = [];
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+    const problems = collectProblems(page);
     await page.goto(`${url}?renderer=${renderer}`);
     await waitReady(page);
     await page.evaluate(() => window.lowdim.idle());
