@@ -203,6 +203,14 @@
 //     (the points are redrawn only when they change, not every frame). With WebGL2 on
 //     SwiftShader instead, n = 1797 gave 23–60 frames/s and 9–53 updates/s (four rounds, load
 //     25–34) and n = 100,000 17–25 and 6–10.
+//   - Rendering at scale on the quiet machine (load average 0.4 at the start; 2026-11-26;
+//     `go test -run X -bench BrowserScale -benchtime 1x -count 3 ./web`, medians of 3; software
+//     GL): first full frame, canvas 2D 2-D 0.19 s at n = 100,000 and 0.28 s at 1,000,000, 3-D
+//     0.18 and 0.32 s; WebGL2 2-D 0.28 and 0.73 s, 3-D 0.32 and 0.75 s. Pan (2-D) and orbit
+//     (3-D) frames with canvas 2D: 16.7 ms at both sizes (p95 16.8); with WebGL2 2-D pans at
+//     16.7 ms (the last full frame moved), 3-D orbits at 50 ms (100k) and 383 ms (1M), each
+//     orbit frame a full redraw. One full redraw: canvas 2D 1.2/6.7 ms (2-D), 3.0/18 ms (3-D);
+//     WebGL2 40/375 ms. The figures below were taken under load.
 //   - Rendering at scale (BenchmarkBrowserScale, scale.mjs; headless chromium 148, whose WebGL2
 //     runs on SwiftShader, ANGLE's software Vulkan: these are CPU figures; n seeded synthetic
 //     points as a fixed embedding; 1100×760 window; nice 5 under a load average of 32–36 from
