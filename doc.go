@@ -29,7 +29,8 @@
 //	ptsne         parametric t-SNE: a network trained on mini-batch t-SNE costs, with Transform
 //	baseline/isomap, laplacian, lle (standard, Hessian, LTSA), mds (SMACOF, Sammon, CCA, CDA,
 //	              local MDS): the papers' unsupervised baselines; baseline/internal/graph and
-//	              eigs hold their k-NN graphs, geodesics and sparse/Lanczos eigensolvers
+//	              eigs hold their k-NN graphs, geodesics and sparse/Lanczos eigensolvers;
+//	              baseline/internal/oos checks their (and sisomap's) Transform arguments
 //	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
 //	modelio       versioned, checksummed model files
 //	stream        a model's transform as a filter: blocks of rows on every core, output in order,

@@ -40,6 +40,7 @@ import (
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/baseline/internal/eigs"
 	"github.com/lowdim/lowdim/baseline/internal/graph"
+	"github.com/lowdim/lowdim/baseline/internal/oos"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/internal/membudget"
 )
@@ -222,25 +223,10 @@ func (m *Model) geodesic() ([]float64, error) {
 // resized).
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, h := m.x.Dims()
-	r, c := x.Dims()
 	_, dim := m.Y.Dims()
-	if c != h {
-		return dataset.Invalidf("isomap: new rows have %d columns, the model was fitted on %d", c, h)
-	}
-	if r == 0 {
-		return dataset.Invalidf("isomap: no rows to transform")
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(r, dim)
-	} else if dr, dc := dst.Dims(); dr != r || dc != dim {
-		return dataset.Invalidf("isomap: destination is %d×%d, want %d×%d", dr, dc, r, dim)
-	}
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return dataset.Invalidf("isomap: new row %d column %d is %v", i+1, j+1, v)
-			}
-		}
+	r, err := oos.Check("isomap", dst, x, h, dim)
+	if err != nil {
+		return err
 	}
 	geo, err := m.geodesic()
 	if err != nil {

@@ -47,6 +47,7 @@ import (
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/baseline/internal/eigs"
 	"github.com/lowdim/lowdim/baseline/internal/graph"
+	"github.com/lowdim/lowdim/baseline/internal/oos"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/neighbors"
 )
@@ -383,27 +384,12 @@ func ltsaBlock(x *mat.Dense, idx []int32, dim, h int) ([]float64, error) {
 // weights over their k nearest training rows.
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	n, h := m.x.Dims()
-	r, c := x.Dims()
 	_, dim := m.Y.Dims()
-	if c != h {
-		return dataset.Invalidf("lle: new rows have %d columns, the model was fitted on %d", c, h)
-	}
-	if r == 0 {
-		return dataset.Invalidf("lle: no rows to transform")
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(r, dim)
-	} else if dr, dc := dst.Dims(); dr != r || dc != dim {
-		return dataset.Invalidf("lle: destination is %d×%d, want %d×%d", dr, dc, r, dim)
+	r, err := oos.Check("lle", dst, x, h, dim)
+	if err != nil {
+		return err
 	}
 	xs := mat.DenseCopyOf(x)
-	for i := 0; i < r; i++ {
-		for j, v := range xs.RawRowView(i) {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return dataset.Invalidf("lle: new row %d column %d is %v", i+1, j+1, v)
-			}
-		}
-	}
 	var firstErr error
 	var mu sync.Mutex
 	forEach(r, func(i int) {

@@ -38,6 +38,7 @@ import (
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/baseline/cmds"
 	"github.com/lowdim/lowdim/baseline/internal/classes"
+	"github.com/lowdim/lowdim/baseline/internal/oos"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/neighbors"
 )
@@ -213,26 +214,10 @@ func (s SIsomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) 
 // Transform places new rows x (r×H, the training rows' columns) into dst (r×D, or empty to be
 // resized) by the network.
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
-	r, c := x.Dims()
 	_, h := m.net.centers.Dims()
 	_, dim := m.Y.Dims()
-	if c != h {
-		return dataset.Invalidf("sisomap: new rows have %d columns, the model was fitted on %d", c, h)
-	}
-	if r == 0 {
-		return dataset.Invalidf("sisomap: no rows to transform")
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(r, dim)
-	} else if dr, dc := dst.Dims(); dr != r || dc != dim {
-		return dataset.Invalidf("sisomap: destination is %d×%d, want %d×%d", dr, dc, r, dim)
-	}
-	for i := 0; i < r; i++ {
-		for j := 0; j < c; j++ {
-			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return dataset.Invalidf("sisomap: new row %d column %d is %v", i+1, j+1, v)
-			}
-		}
+	if _, err := oos.Check("sisomap", dst, x, h, dim); err != nil {
+		return err
 	}
 	m.net.apply(dst, x)
 	return nil
