@@ -115,6 +115,30 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 
 // FitPosteriors embeds the objects of the n×K posterior matrix p.
 func (e Embedder) FitPosteriors(ctx context.Context, p mat.Matrix) (*Model, error) {
+	pl, err := e.prepare(ctx, p)
+	if err != nil {
+		return nil, err
+	}
+	return pl.fit(ctx, nil)
+}
+
+// plan is a checked PE problem with its starts drawn: what FitPosteriors and Begin share, so
+// that a Run computes what Fit computes.
+type plan struct {
+	pd                []float64 // n×K posteriors, row-major, checked
+	n, k, dim         int
+	logPrior, priors  []float64
+	etaR, etaPhi, tol float64
+	iters, workers    int
+	warm              int
+	phi               []float64   // the start chosen by Init (or Start); receives the fitted Φ
+	starts            [][]float64 // phi, then the seeded random restarts
+	rng               *rand.Rand  // after the starts: draws the warm-up sample
+	progress          lowdim.Progress
+}
+
+// prepare checks e and p and draws the starts.
+func (e Embedder) prepare(ctx context.Context, p mat.Matrix) (*plan, error) {
 	n, k := p.Dims()
 	dim := e.Dim
 	if dim == 0 {
@@ -180,13 +204,22 @@ func (e Embedder) FitPosteriors(ctx context.Context, p mat.Matrix) (*Model, erro
 	for range max(restarts, 0) {
 		starts = append(starts, randomStart(rng, k, dim))
 	}
-
-	m := &Model{Priors: priors, EtaR: etaR, EtaPhi: etaPhi, Starts: len(starts)}
-	f := fitter{k: k, d: dim, logPrior: logPrior, etaR: etaR, tol: tol, workers: workers, ctx: ctx, progress: e.Progress}
 	warm := e.Warmup
 	if warm == 0 {
 		warm = DefaultWarmup
 	}
+	return &plan{pd: pd, n: n, k: k, dim: dim, logPrior: logPrior, priors: priors, etaR: etaR, etaPhi: etaPhi, tol: tol,
+		iters: iters, workers: workers, warm: warm, phi: phi, starts: starts, rng: rng, progress: e.Progress}, nil
+}
+
+// fit runs the plan (once: it consumes the starts). yield, if not nil, is called after every
+// L-BFGS iteration on Φ (see fitter.yield).
+func (pl *plan) fit(ctx context.Context, yield func(stage string, phi []float64) error) (*Model, error) {
+	n, k, dim, phi, pd, etaPhi, iters := pl.n, pl.k, pl.dim, pl.phi, pl.pd, pl.etaPhi, pl.iters
+	starts := pl.starts
+	m := &Model{Priors: pl.priors, EtaR: pl.etaR, EtaPhi: etaPhi, Starts: len(starts)}
+	f := fitter{k: k, d: dim, logPrior: pl.logPrior, etaR: pl.etaR, tol: pl.tol, workers: pl.workers, ctx: ctx, progress: pl.progress, yield: yield}
+	warm := pl.warm
 	// best fits Φ from every start on the n objects of p (η_φ = eta) and returns the result
 	// of lowest J, its Φ written into phi. Ties keep the earlier start.
 	best := func(p []float64, n int, eta float64, stage string) (*fitResult, error) {
@@ -208,9 +241,10 @@ func (e Embedder) FitPosteriors(ctx context.Context, p mat.Matrix) (*Model, erro
 		return kept, nil
 	}
 	var res *fitResult
+	var err error
 	if warm > 0 && n > 2*warm {
 		// Φ from a sample: the same problem at a fraction of the cost, with η_φ scaled to it.
-		idx := rng.Perm(n)[:warm]
+		idx := pl.rng.Perm(n)[:warm]
 		sub := make([]float64, warm*k)
 		for i, j := range idx {
 			copy(sub[i*k:i*k+k], pd[j*k:j*k+k])
@@ -413,6 +447,10 @@ type fitter struct {
 	workers  int
 	ctx      context.Context
 	progress lowdim.Progress
+	// yield, if not nil, is called after every L-BFGS iteration with the stage and the
+	// iteration's Φ (K×D; not to be kept): a Run parks there between its steps. An error stops
+	// the fit with that error.
+	yield func(stage string, phi []float64) error
 }
 
 type fitResult struct {
@@ -502,6 +540,15 @@ func (f *fitter) run(p []float64, n int, phi []float64, etaPhi float64, iters in
 	}
 	phiBuf := make([]float64, kd)
 	rec := &recorder{progress: f.progress, stage: stage, total: iters}
+	var yieldErr error
+	if f.yield != nil {
+		yphi := make([]float64, kd)
+		rec.yield = func(z []float64) error {
+			toPhi(yphi, z)
+			yieldErr = f.yield(stage, yphi)
+			return yieldErr
+		}
+	}
 	prob := optimize.Problem{
 		Func: func(z []float64) float64 { toPhi(phiBuf, z); evaluate(phiBuf); return lastF },
 		Grad: func(g, z []float64) {
@@ -540,6 +587,9 @@ func (f *fitter) run(p []float64, n int, phi []float64, etaPhi float64, iters in
 		out, err := optimize.Minimize(prob, z0, settings, &optimize.LBFGS{})
 		if evalErr != nil {
 			return nil, evalErr
+		}
+		if yieldErr != nil {
+			return nil, yieldErr
 		}
 		if out == nil {
 			return nil, fmt.Errorf("pe: optimisation failed: %w", err)
@@ -648,14 +698,18 @@ type recorder struct {
 	stage    string
 	done     int
 	total    int
+	yield    func(z []float64) error // the fitter's yield at the iteration's variables, or nil
 }
 
 func (r *recorder) Init() error { return nil }
 
-func (r *recorder) Record(_ *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
+func (r *recorder) Record(loc *optimize.Location, op optimize.Operation, _ *optimize.Stats) error {
 	if op == optimize.MajorIteration {
 		r.done++
 		r.progress.Report(r.stage, min(r.done, r.total), r.total)
+		if r.yield != nil {
+			return r.yield(loc.X)
+		}
 	}
 	return nil
 }
