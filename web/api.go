@@ -142,6 +142,8 @@ type dataJSON struct {
 	LiveMax   int            `json:"live_max"`             // the most records a live NeRV fit takes
 	LiveFast  int            `json:"live_max_fast"`        // and a live t-NeRV or t-SNE fit
 	LiveStart *liveStartJSON `json:"live_start,omitempty"` // the live fit each page starts with
+	// NoPE says why the page cannot run a live PE fit ("" when it can).
+	NoPE string `json:"live_pe_unavailable,omitempty"`
 }
 
 // liveStartJSON is Config.Live for the page.
@@ -157,7 +159,7 @@ func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
 		Labelled: d.Labels != nil, ReadOnly: h.fixed != nil, Method: h.cfg.Interactive.Method.String(),
 		Sample: h.quality(), Sampled: h.sample != nil, Neighbors: h.cfg.Neighbors, MaxBody: h.cfg.MaxBody,
 		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord, Views: h.viewNames(), Dims: h.dims, Words: h.cfg.Words, Names: d.RowNames != nil, LiveMax: LiveMax, LiveFast: LiveMaxFast, LiveStart: h.liveStart(),
-		Image: imageDims(h.cfg.Image),
+		Image: imageDims(h.cfg.Image), NoPE: errorText(h.livePE()),
 	})
 }
 

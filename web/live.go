@@ -38,8 +38,10 @@ type liveStep struct {
 	Iterations int     `json:"iterations"` // in all, at the round's end
 	Lambda     float64 `json:"lambda"`
 	Cost       float64 `json:"cost"`
-	Precision  float64 `json:"precision"` // mean KL(q_i‖p_i) (NeRV), joint KL(q‖p) (t-NeRV)
-	Recall     float64 `json:"recall"`    // mean KL(p_i‖q_i), joint KL(p‖q)
+	Precision  float64 `json:"precision"`       // mean KL(q_i‖p_i) (NeRV), joint KL(q‖p) (t-NeRV)
+	Recall     float64 `json:"recall"`          // mean KL(p_i‖q_i), joint KL(p‖q)
+	KL         float64 `json:"kl,omitempty"`    // PE: mean KL(p_i‖q_i) of posteriors and map (Cost is J)
+	Stage      string  `json:"stage,omitempty"` // PE: the part of the fit the round ended in
 	Seconds    float64 `json:"seconds"`
 }
 
@@ -56,12 +58,14 @@ type liveFit struct {
 	buf      []byte // y as float32; replaced, never rewritten (answers may still be writing it)
 	round    int
 	hist     []liveStep
-	progress [2]int // CG iterations done and planned in the chunk under way
-	busy     bool   // a chunk is being computed (one under way when paused still ends)
-	fast     bool   // on the approximate path (nerv.Run)
-	stage    string // what the chunk under way computes: knn, nerv
-	iters    int    // iterations in all
-	exag     bool   // the next iteration is one of early exaggeration (λ = 1 until it ends)
+	progress [2]int    // CG iterations done and planned in the chunk under way
+	busy     bool      // a chunk is being computed (one under way when paused still ends)
+	fast     bool      // on the approximate path (nerv.Run)
+	pe       bool      // a Parametric Embedding of the posteriors (pe.Run; no λ)
+	classes  []float64 // PE: the class points Φ (K×2) of the latest round
+	stage    string    // what the chunk under way computes: knn, nerv
+	iters    int       // iterations in all
+	exag     bool      // the next iteration is one of early exaggeration (λ = 1 until it ends)
 	err      string
 	cancel   context.CancelFunc
 	wake     chan struct{}
@@ -80,17 +84,18 @@ type liveJSON struct {
 	View     int        `json:"view"` // the live fit's view index (after Config.Views)
 	MaxN     int        `json:"max_n"`
 	MaxFast  int        `json:"max_n_fast"`
-	Path     string     `json:"path"`         // exact, or approximate (t-NeRV, t-SNE above MaxN)
-	Stage    string     `json:"stage"`        // what the round under way computes: knn (the graph), nerv
-	Iters    int        `json:"iterations"`   // in all
-	Exag     bool       `json:"exaggerating"` // early exaggeration under way: λ applies after it
+	Path     string     `json:"path"`              // exact, or approximate (t-NeRV, t-SNE above MaxN)
+	Stage    string     `json:"stage"`             // what the round under way computes: knn (the graph), nerv
+	Iters    int        `json:"iterations"`        // in all
+	Exag     bool       `json:"exaggerating"`      // early exaggeration under way: λ applies after it
+	Classes  []float64  `json:"classes,omitempty"` // PE: the class points Φ of the latest round, K×2 row-major
 }
 
 // liveBody is the body of POST …/live.
 type liveBody struct {
 	Action  string   `json:"action"` // start, pause, resume, stop, lambda
 	Lambda  *float64 `json:"lambda"`
-	Variant string   `json:"variant"` // nerv (default), tnerv, or tsne (tnerv with λ = 1)
+	Variant string   `json:"variant"` // nerv (default), tnerv, tsne (tnerv with λ = 1) or pe
 }
 
 func (lf *liveFit) status(view int) liveJSON {
@@ -102,6 +107,9 @@ func (lf *liveFit) status(view int) liveJSON {
 	}
 	if lf.variant == nerv.StudentT {
 		out.Variant = "tnerv"
+	}
+	if lf.pe {
+		out.Variant, out.Path, out.Classes = "pe", "pe", lf.classes
 	}
 	return out
 }
@@ -141,10 +149,15 @@ func (h *Handler) postLive(w http.ResponseWriter, r *http.Request, s *session) e
 		}
 		ctx, cancel := context.WithCancel(h.ctx)
 		lf = &liveFit{state: "running", variant: variant, lambda: lam, cancel: cancel, wake: make(chan struct{}, 1),
-			fast: variant == nerv.StudentT && h.n > LiveMax}
-		lf.exag = lf.fast
+			fast: variant == nerv.StudentT && h.n > LiveMax, pe: b.Variant == "pe"}
+		lf.exag = lf.fast && !lf.pe
 		s.live = lf
-		go h.runLive(ctx, lf)
+		if lf.pe {
+			lf.lambda = 0
+			go h.runLivePE(ctx, lf)
+		} else {
+			go h.runLive(ctx, lf)
+		}
 	case "pause", "resume", "stop", "lambda":
 		if lf == nil {
 			return errorf(http.StatusConflict, "no live fit: start one first")
@@ -156,6 +169,11 @@ func (h *Handler) postLive(w http.ResponseWriter, r *http.Request, s *session) e
 			return errorf(http.StatusConflict, "the live fit has %s: start a new one", lf.state)
 		case b.Action == "pause" && lf.state == "running":
 			lf.state = "paused"
+		case b.Action == "lambda" && lf.pe:
+			lf.mu.Unlock()
+			return errorf(http.StatusConflict, "PE has no λ: it embeds the class posteriors, with no precision–recall trade-off")
+		case b.Action == "resume" && lf.pe && lf.state == "converged":
+			// PE's fit has ended (a Run does not continue past its end): nothing to resume.
 		case b.Action == "resume" || b.Action == "lambda":
 			if b.Action == "lambda" {
 				if b.Lambda == nil {
@@ -196,8 +214,13 @@ func (h *Handler) liveVariant(v string) (nerv.Variant, error) {
 			return 0, errorf(http.StatusConflict, "a live t-NeRV or t-SNE fit takes at most %d records; this data set has %d: fit it with lowdim embed and show it with -embedding", LiveMaxFast, h.n)
 		}
 		return nerv.StudentT, nil
+	case "pe":
+		if err := h.livePE(); err != nil {
+			return 0, err
+		}
+		return 0, nil
 	}
-	return 0, errorf(http.StatusBadRequest, `"variant": expected "nerv", "tnerv" or "tsne", found %q`, v)
+	return 0, errorf(http.StatusBadRequest, `"variant": expected "nerv", "tnerv", "tsne" or "pe", found %q`, v)
 }
 
 func (h *Handler) getLive(w http.ResponseWriter, r *http.Request, s *session) error {

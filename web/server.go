@@ -28,6 +28,7 @@ import (
 
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/linproj"
+	"github.com/lowdim/lowdim/pe"
 )
 
 //go:embed static
@@ -99,17 +100,23 @@ type Config struct {
 	// minutes and 2 minutes. Server applies them; BodyTimeout is enforced by the handler.
 	ReadHeaderTimeout, BodyTimeout, WriteTimeout, ConnIdleTimeout time.Duration
 	// Live, when its Variant is set, starts a live fit as each page opens (lowdim serve -method
-	// nerv|tnerv|tsne), as the page's Start button would.
+	// nerv|tnerv|tsne|pe), as the page's Start button would.
 	Live LiveStart
+	// PE holds the settings of a live Parametric Embedding fit of Data.Posteriors (η_r, η_φ,
+	// priors, Normalize, Seed — 0 means Seed above —, restarts…); its Dim, Workers and Progress
+	// are the handler's.
+	// Without Data.Posteriors the page cannot run PE and says why.
+	PE pe.Embedder
 	// Hosts are host names the server answers to besides localhost and IP addresses. Requests
 	// naming any other host are refused (421), which defeats DNS rebinding: a web page whose
 	// name is made to resolve to 127.0.0.1 cannot read the data through the reader's browser.
 	Hosts []string
 }
 
-// LiveStart is the live fit a page starts as it opens: Variant nerv, tnerv or tsne (t-NeRV with
-// λ = 1), Lambda its λ in 0..1 (nil means nerv.DefaultLambda; tsne ignores it). NeRV takes at
-// most LiveMax records, t-NeRV and t-SNE at most LiveMaxFast.
+// LiveStart is the live fit a page starts as it opens: Variant nerv, tnerv, tsne (t-NeRV with
+// λ = 1) or pe (Parametric Embedding of Data.Posteriors), Lambda its λ in 0..1 (nil means
+// nerv.DefaultLambda; tsne and pe ignore it). NeRV takes at most LiveMax records, t-NeRV,
+// t-SNE and PE at most LiveMaxFast.
 type LiveStart struct {
 	Variant string
 	Lambda  *float64
@@ -254,6 +261,15 @@ func New(cfg Config) (*Handler, error) {
 			return nil, dataset.Invalidf("web: view %d (%s) holds %g: expected finite numbers within float32's ±3.4e38", k+1, v.Name, maxAbs(v.Y))
 		}
 		h.views = append(h.views, b)
+	}
+	if p := d.Posteriors; p != nil {
+		if r, _ := p.Dims(); r != n {
+			return nil, dataset.Invalidf("web: %d rows of posteriors for %d records", r, n)
+		}
+		// Refused here rather than when a page starts the fit: the error names the entry.
+		if _, err := pe.Check(p, cfg.PE.Normalize); err != nil {
+			return nil, fmt.Errorf("web: posteriors: %w", err)
+		}
 	}
 	if v := cfg.Live.Variant; v != "" {
 		if _, err := h.liveVariant(v); err != nil {
