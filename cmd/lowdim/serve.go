@@ -34,7 +34,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		viewPaths   stringsFlag
 		image       = fs.String("image", "", "rows are pictures of `WxH` pixels (MNIST 28x28, the digits 8x8): hovering a record shows it")
 		words       = fs.Bool("words", false, "rows are word counts (bag of words, features named by their terms): hovering a record shows its most frequent words")
-		method      = fs.String("method", "mle", "projection each page starts with: mle (the Most Likely Embedding; PCA until a point is moved) or lsp; or nerv, tnerv or tsne: the MLE projection and a live fit of that method, started as each page opens (nerv: at most 3000 rows; tnerv and tsne take the Barnes–Hut path above)")
+		method      = fs.String("method", "mle", "projection each page starts with: mle (the Most Likely Embedding; PCA until a point is moved) or lsp; or nerv, tnerv, tsne or pe: the MLE projection and a live fit of that method, started as each page opens (nerv: at most 3000 rows; tnerv and tsne take the Barnes–Hut path above; pe embeds -posteriors, or posteriors made from INPUT's labels by -classifier)")
 		lambda      = fs.Float64("lambda", nerv.DefaultLambda, "λ of the live fit that -method nerv or tnerv starts, 0..1 (the page's slider moves it)")
 		normalize   = fs.String("normalize", "none", "column normalisation before projecting: none, zscore or max")
 		covariance  = fs.String("covariance", "data", "MLE prior covariance Ψ: data (the data's covariance) or identity")
@@ -44,6 +44,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		seed        = fs.Uint64("seed", 1, "seed of the quality sample")
 		maxSessions = fs.Int("sessions", 8, "most pages open at once (each holds a normalised copy of the data)")
 		idle        = fs.Duration("idle", 30*time.Minute, "end a page's session after this long unused")
+		posteriors  = fs.String("posteriors", "", "class posteriors p(c|x) for a live PE fit: n×K, read as lowdim embed -method pe -posteriors reads them (CSV/TSV, rows summing to 1); without INPUT they are also the data on view")
+		classifier  = fs.String("classifier", "", "-method pe without -posteriors: make the posteriors from INPUT's labels with this `model`, as lowdim embed -method pe -classifier does: softnn (the default; nb with -words), nb or dgm (slow: minutes at 10,000 rows)")
 	)
 	fs.Var(&embPaths, "embedding", "show the embedding `EMB` (CSV as lowdim embed -o writes it, 2 columns, or 3: shown in 3-D) read-only instead of the projection; repeated, the others are shown beside the first")
 	fs.Var(&viewPaths, "view", "show the embedding `EMB` beside the main view (the projection, or the first -embedding); repeatable")
@@ -61,10 +63,14 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		cfg.Interactive.Method = linproj.MLE
 	case "lsp":
 		cfg.Interactive.Method = linproj.LSP
-	case "nerv", "tnerv", "tsne":
+	case "nerv", "tnerv", "tsne", "pe":
 		cfg.Live = web.LiveStart{Variant: *method, Lambda: lambda}
 	default:
-		return oneOf("method", *method, "mle", "lsp", "nerv", "tnerv", "tsne")
+		return oneOf("method", *method, "mle", "lsp", "nerv", "tnerv", "tsne", "pe")
+	}
+	pf, err := servePEFlags(*method, *posteriors, *classifier, *words)
+	if err != nil {
+		return err
 	}
 	if !(*lambda >= 0 && *lambda <= 1) {
 		return usagef("-lambda: expected a number in 0..1, found %g", *lambda)
@@ -95,13 +101,13 @@ func runServe(ctx context.Context, e *env, args []string) error {
 	}
 	all := append(append([]string(nil), embPaths...), viewPaths...)
 	stdin := 0
-	for _, p := range append(all, inputPath) {
+	for _, p := range append(all, inputPath, *posteriors) {
 		if p == "-" {
 			stdin++
 		}
 	}
 	if stdin > 1 {
-		return usagef("INPUT, -embedding and -view: only one of them can read standard input")
+		return usagef("INPUT, -embedding, -view and -posteriors: only one of them can read standard input")
 	}
 	if *image != "" {
 		w, h, ok := strings.Cut(*image, "x")
@@ -113,7 +119,8 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		}
 	}
 	cfg.Words = *words
-	if cfg.Data, err = in.load(e, inputPath); err != nil {
+	cfg.PE.Seed = *seed
+	if cfg.Data, err = servePEData(ctx, e, &in, inputPath, pf, *seed); err != nil {
 		return err
 	}
 	if w, h := cfg.Image[0], cfg.Image[1]; w > 0 && w*h != cfg.Data.Dim() {
