@@ -442,3 +442,25 @@ func TestBrowserLiveFast(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// In a real browser: a live PE fit of 500 digits with posteriors made from their labels,
+// started from the page (livepe.mjs): no λ, the picture changes, J falls on the cost plot,
+// pause, resume to the end, stop; a server without posteriors does not offer PE and says why.
+func TestBrowserLivePE(t *testing.T) {
+	node, chromium := browserTools(t)
+	// Rounds 20 ms apart rather than 60: the fit (about 320 iterations over its 5 starts) still
+	// runs for seconds, long enough to pause it, and the test takes half the time.
+	defer func(p time.Duration) { livePEPace = p }(livePEPace)
+	livePEPace = 20 * time.Millisecond
+	h := newHandler(t, Config{Data: labelPosteriors(dataset.Digits().Subset(seq(500)))})
+	srv := httptest.NewServer(h)
+	defer srv.Close()
+	bare := newHandler(t, Config{Data: dataset.Digits().Subset(seq(500))})
+	srvBare := httptest.NewServer(bare)
+	defer srvBare.Close()
+	out := artifacts(t)
+	t.Logf("%s", runNodeEnv(t, node, chromium, "livepe.mjs", srv.URL+"/", out, 4*time.Minute, "LOWDIM_URL_NOPE="+srvBare.URL+"/"))
+	if _, err := os.Stat(filepath.Join(out, "livepe.png")); err != nil {
+		t.Error(err)
+	}
+}

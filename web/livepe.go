@@ -79,7 +79,11 @@ func (h *Handler) runLivePE(ctx context.Context, lf *liveFit) {
 			return
 		}
 		lf.iters = run.Iterations()
-		lf.hist = append(lf.hist, liveStep{Round: lf.round + 1, Iterations: lf.iters, Cost: res.Cost, KL: res.KL, Stage: run.Stage(),
+		stage := run.Stage()
+		if run.Done() && res.Starts > 1 {
+			stage = fmt.Sprintf("pe (the lowest J of %d starts)", res.Starts)
+		}
+		lf.hist = append(lf.hist, liveStep{Round: lf.round + 1, Iterations: lf.iters, Cost: res.Cost, KL: res.KL, Stage: stage,
 			Seconds: time.Since(start).Seconds()})
 		lf.y, lf.buf, lf.round = res.Y, buf, lf.round+1
 		lf.classes = append([]float64(nil), res.Phi.RawMatrix().Data...)

@@ -70,6 +70,9 @@ func TestLivePE(t *testing.T) {
 	postJSON(t, h, s+"/live", `{"action": "resume"}`)
 	st = waitLive(t, h, s, func(st liveJSON) bool { return st.State == "converged" })
 	start, end := st.History[0], st.History[len(st.History)-1]
+	if end.Stage != "pe (the lowest J of 5 starts)" || !strings.HasPrefix(st.History[1].Stage, "pe (start 1 of 5)") {
+		t.Errorf("stages %q … %q", st.History[1].Stage, end.Stage)
+	}
 	if !(end.Cost < start.Cost) || !(end.KL < start.KL) || !(end.KL > 0) {
 		t.Errorf("J %g → %g, KL %g → %g over %d rounds", start.Cost, end.Cost, start.KL, end.KL, len(st.History))
 	}

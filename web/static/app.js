@@ -474,6 +474,8 @@ function drawView(V) {
     }
     for (const j of nb.views[V.index]) if (!near.has(j)) ring(j, 5, '#c000c0', 1.5);
   }
+  const ls = S.liveState;
+  if (ls && ls.classes && V.index === ls.view) drawClasses(V, ls.classes);
   for (const [i, c] of [[S.suggested, '#d00'], [S.hover, '#000']]) if (i >= 0 && (V.index === 0 || c === '#000')) ring(i, 10, c);
   if (S.lasso && S.lasso.view === V.index) {
     const pts = S.lasso.box ? boxCorners(S.lasso) : S.lasso.pts;
@@ -483,6 +485,23 @@ function drawView(V) {
     pts.forEach(([x, y], k) => (k ? ctx.lineTo(x, y) : ctx.moveTo(x, y)));
     ctx.closePath(); ctx.fill(); ctx.stroke();
     ctx.setLineDash([]);
+  }
+}
+
+// drawClasses marks PE's class points Φ (K×2) on its live view: a diamond in the class's colour
+// (black when the posteriors' classes are not the labels'), named.
+function drawClasses(V, phi) {
+  const ctx = V.octx, d = V.dpr, K = phi.length / 2, names = S.meta.classes || [];
+  const same = names.length === K;
+  ctx.font = `${11 * d}px system-ui`; ctx.lineWidth = 1.5 * d;
+  for (let k = 0; k < K; k++) {
+    const [x, y] = toScreenV(V, phi[2 * k], phi[2 * k + 1]), r = 7 * d;
+    ctx.fillStyle = same ? hex(classColour(k)) : '#000'; ctx.strokeStyle = '#fff';
+    ctx.beginPath(); ctx.moveTo(x, y - r); ctx.lineTo(x + r, y); ctx.lineTo(x, y + r); ctx.lineTo(x - r, y); ctx.closePath();
+    ctx.fill(); ctx.stroke();
+    const name = same ? names[k] : `class ${k + 1}`;
+    ctx.strokeStyle = '#fff'; ctx.lineWidth = 3 * d; ctx.strokeText(name, x + r + 2 * d, y + 4 * d);
+    ctx.fillStyle = '#000'; ctx.fillText(name, x + r + 2 * d, y + 4 * d); ctx.lineWidth = 1.5 * d;
   }
 }
 
@@ -955,15 +974,17 @@ window.addEventListener('pagehide', () => { if (S.id) fetch(`api/sessions/${S.id
 
 // ---- NeRV live --------------------------------------------------------------------------
 
-// The live fit runs on the server in rounds of a few CG iterations; the page polls its state
-// (4 times a second while it runs), fetches the positions of each new round into its own view
-// and plots the two cost terms per round, a tick where λ changed.
+// The live fit runs on the server in rounds of a few CG iterations (PE: one L-BFGS iteration on
+// its class points); the page polls its state (4 times a second while it runs), fetches the
+// positions of each new round into its own view and plots the two cost terms per round (PE: J
+// and the mean KL), a tick where λ changed (PE: where a new start began).
 let livePoll = 0;
 
 function liveView(st) {
   let V = S.views[st.view];
   if (!V) {
-    V = newView(st.view, `${st.variant === 'tnerv' ? (st.lambda === 1 ? 't-SNE' : 't-NeRV') : 'NeRV'} live${st.path === 'approximate' ? ' (Barnes–Hut)' : ''}`);
+    const name = st.variant === 'pe' ? 'PE' : st.variant === 'tnerv' ? (st.lambda === 1 ? 't-SNE' : 't-NeRV') : 'NeRV';
+    V = newView(st.view, `${name} live${st.path === 'approximate' ? ' (Barnes–Hut)' : ''}`);
     S.views[st.view] = V;
     $('views').style.gridTemplateColumns = `repeat(${Math.min(S.views.length, 3)}, 1fr)`;
     listen(V);
@@ -982,7 +1003,8 @@ async function liveAction(body) {
 
 async function showLive(st) {
   S.liveState = st;
-  const running = st.state === 'running', active = running || st.state === 'paused' || st.state === 'converged';
+  // A PE fit that has ended stays so (lowdim embed's layout): nothing to resume or stop.
+  const running = st.state === 'running', active = running || st.state === 'paused' || (st.state === 'converged' && st.variant !== 'pe');
   $('live-pause').disabled = !active;
   $('live-pause').textContent = running ? 'Pause' : 'Resume';
   $('live-stop').disabled = !active;
@@ -990,12 +1012,17 @@ async function showLive(st) {
   const p = st.progress[1] ? ` (${stage} ${st.progress[0]} of ${st.progress[1]})` : '';
   const last = st.history[st.history.length - 1];
   const fast = st.path === 'approximate';
-  $('livenote').textContent = `${st.state}: round ${st.round}${running ? p : ''}` +
+  if (st.variant === 'pe') {
+    // PE's progress counts L-BFGS iterations within a stage (a start, the warm-up), out of an upper bound.
+    $('livenote').textContent = `${st.state}: round ${st.round}; ${st.iterations} iterations on the class points` +
+      (last && last.stage !== 'pe' ? ` (${peStage(last.stage)})` : '') + (last ? `; J ${fmt(last.cost)}, mean KL ${fmt(last.kl)}` : '') +
+      (st.state === 'converged' ? ': the fit has ended (lowdim embed -method pe computes this layout)' : '') + (st.error ? `: ${st.error}` : '');
+  } else $('livenote').textContent = `${st.state}: round ${st.round}${running ? p : ''}` +
     (fast ? `; ${st.iterations} iterations${st.exaggerating ? ' (early exaggeration: λ = 1 until it ends)' : ''}` : '') +
     (last ? `; precision ${fmt(last.precision)}, recall ${fmt(last.recall)} at λ = ${last.lambda}` : st.round === 0 && running ? (fast ? '; the first round finds the neighbours' : '; the first round anneals') : '') + (st.error ? `: ${st.error}` : '');
-  $('live-progress').value = running && st.progress[1] ? st.progress[0] / st.progress[1] : 0;
+  $('live-progress').value = running && st.progress[1] && st.variant !== 'pe' ? st.progress[0] / st.progress[1] : 0;
   $('live-progress').hidden = !running;
-  plotCosts(st.history);
+  plotCosts(st.history, st.variant === 'pe');
   if (st.state !== 'none') {
     const V = liveView(st);
     if (st.round > (S.liveRound || 0)) {
@@ -1003,7 +1030,8 @@ async function showLive(st) {
       const b = await (await request(api('live/positions'))).arrayBuffer();
       setPos(V, new Float32Array(b));
       // t-SNE's layout grows a hundredfold as it forms: the view follows it until the user pans or zooms it.
-      if (!S.live.fitted || (S.live.follow && st.path === 'approximate')) { fitView(V); S.live.fitted = true; }
+      // PE's layout changes its scale as its class points spread: followed likewise.
+      if (!S.live.fitted || (S.live.follow && (st.path === 'approximate' || st.variant === 'pe'))) { fitView(V); S.live.fitted = true; }
     }
   }
   clearTimeout(livePoll);
@@ -1012,17 +1040,23 @@ async function showLive(st) {
 
 // plotCosts draws both cost terms per round, each on its own vertical scale (its range written
 // in its colour): t-SNE's precision term is many times its recall term, and on one scale the
-// recall curve would lie flat.
-function plotCosts(hist) {
+// recall curve would lie flat. PE's terms are J and the mean KL(p_i‖q_i), with a tick where a
+// start (or the warm-up) ends and the next begins.
+function plotCosts(hist, isPE) {
   const c = $('costs'), g = c.getContext('2d'), W = c.width, H = c.height;
   g.clearRect(0, 0, W, H);
   if (!hist.length) return;
   const m = Math.max(hist.length - 1, 1), X = (k) => 6 + (W - 12) * k / m;
   g.strokeStyle = '#bbb'; g.fillStyle = '#666'; g.font = '10px system-ui';
   hist.forEach((h, k) => {
-    if (k && h.lambda !== hist[k - 1].lambda) { g.beginPath(); g.moveTo(X(k), 22); g.lineTo(X(k), H - 12); g.stroke(); g.fillText(`λ ${h.lambda}`, X(k) + 2, 32); }
+    const tick = (text) => { g.beginPath(); g.moveTo(X(k), 22); g.lineTo(X(k), H - 12); g.stroke(); g.fillText(text, X(k) + 2, 32); };
+    if (isPE) {
+      if (k && h.stage !== hist[k - 1].stage && /start \d+ of/.test(h.stage)) tick(/start (\d+)/.exec(h.stage)[1]);
+    } else if (k && h.lambda !== hist[k - 1].lambda) tick(`λ ${h.lambda}`);
   });
-  for (const [key, colour, at] of [['precision', '#c000c0', 6], ['recall', '#e07000', W / 2]]) {
+  const terms = isPE ? [['cost', '#0060c0', 6, 'J'], ['kl', '#e07000', W / 2, 'mean KL(p‖q)']]
+    : [['precision', '#c000c0', 6, 'precision KL(q‖p)'], ['recall', '#e07000', W / 2, 'recall KL(p‖q)']];
+  for (const [key, colour, at] of isPE ? [...terms].reverse() : terms) { // J drawn last, on top
     const v = hist.map((h) => h[key]).filter(Number.isFinite);
     if (!v.length) continue;
     const lo = Math.min(...v), hi = Math.max(...v);
@@ -1033,13 +1067,13 @@ function plotCosts(hist) {
     g.stroke();
     g.fillStyle = colour; g.fillText(`${fmt(lo)} – ${fmt(hi)}`, at, 10);
   }
-  g.fillStyle = '#c000c0'; g.fillText('precision KL(q‖p)', 6, H - 2);
-  g.fillStyle = '#e07000'; g.fillText('recall KL(p‖q)', 110, H - 2);
+  g.fillStyle = terms[0][1]; g.fillText(terms[0][3], 6, H - 2);
+  g.fillStyle = terms[1][1]; g.fillText(terms[1][3], 110, H - 2);
 }
 
 $('lambda').oninput = () => { $('lambda-value').textContent = (+$('lambda').value).toFixed(2); };
 $('lambda').onchange = () => {
-  if (S.liveState && ['running', 'paused', 'converged'].includes(S.liveState.state)) liveAction({ action: 'lambda', lambda: +$('lambda').value }).catch(showError);
+  if (S.liveState && S.liveState.variant !== 'pe' && ['running', 'paused', 'converged'].includes(S.liveState.state)) liveAction({ action: 'lambda', lambda: +$('lambda').value }).catch(showError);
 };
 $('live-start').onclick = () => {
   S.liveRound = 0;
@@ -1048,7 +1082,20 @@ $('live-start').onclick = () => {
 };
 $('variant').onchange = () => { // t-SNE is t-NeRV at λ = 1
   if ($('variant').value === 'tsne') { $('lambda').value = 1; $('lambda-value').textContent = '1.00'; }
+  showLambda();
 };
+
+// peStage names a stage of the PE fit: "pe warm-up (start 2 of 5)" becomes "warm-up, start 2 of 5".
+const peStage = (s) => s.replace(/^pe ?/, '').replace(/ ?\((.*)\)$/, (_, x) => `, ${x}`).replace(/^, /, '');
+
+// showLambda disables the λ slider for PE, which has no λ, and says so.
+function showLambda() {
+  const isPE = $('variant').value === 'pe';
+  $('lambda').disabled = isPE;
+  $('lambda-note').textContent = isPE
+    ? 'PE has no λ: it places records and class points so that the map\'s class posteriors match the given ones (J = Σ KL + penalties).'
+    : 'λ weighs recall (1: SNE / t-SNE) against precision (0); moving it continues the fit from where it is.';
+}
 $('live-pause').onclick = () => liveAction({ action: S.liveState.state === 'running' ? 'pause' : 'resume' }).catch(showError);
 $('live-stop').onclick = () => liveAction({ action: 'stop' }).catch(showError);
 
@@ -1115,13 +1162,20 @@ async function start() {
     $('livenote').textContent = `NeRV (Gaussian) has no fast path: it runs live on at most ${S.meta.live_max} records, and this data set has ${S.n}. ` +
       `t-NeRV and t-SNE run on the approximate path (k-NN graph, Barnes–Hut): their first iterations form the clusters at λ = 1 with early exaggeration, then λ applies.`;
   }
-  if (S.meta.live_start) { // lowdim serve -method nerv|tnerv|tsne
+  if (S.meta.live_pe_unavailable) { // PE needs posteriors: the option says why it is off
+    const o = $('variant').querySelector('option[value=pe]');
+    o.disabled = true; o.textContent = 'PE (no posteriors)'; o.title = S.meta.live_pe_unavailable;
+    $('pe-note').textContent = S.meta.live_pe_unavailable;
+    $('pe-note').hidden = false;
+  }
+  if (S.meta.live_start) { // lowdim serve -method nerv|tnerv|tsne|pe
     const ls = S.meta.live_start;
     $('variant').value = ls.variant;
     $('lambda').value = ls.lambda;
     $('lambda-value').textContent = (+ls.lambda).toFixed(2);
     S.liveAuto = true;
   }
+  showLambda();
   S.ready = true;
   status('ready');
   requestAnimationFrame(frame);
