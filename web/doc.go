@@ -33,8 +33,13 @@
 // a round), and t-NeRV and t-SNE above it, up to LiveMaxFast, on the approximate one (a
 // nerv.Run: the k-NN graph and P computed once, ten gradient-descent iterations a round, early
 // exaggeration once at the start, at λ = 1, then the slider's λ). Gaussian NeRV has no fast path:
-// above LiveMax the page offers t-NeRV and t-SNE only and says why. Config.Live starts a fit as
-// each page opens (lowdim serve -method nerv|tnerv|tsne).
+// above LiveMax the page offers t-NeRV and t-SNE only and says why. PE (Parametric Embedding
+// of Data.Posteriors, settings in Config.PE) runs live too, up to LiveMaxFast records: a pe.Run,
+// one L-BFGS iteration on the class points a round (every object solved for them), through
+// Fit's own warm-up and restarts to the very layout lowdim embed -method pe computes; it has no
+// λ (the page disables the slider and says so), plots J and the mean KL(p_i‖q_i) per round and
+// draws the class points. Without posteriors the page does not offer it and says why. Config.Live
+// starts a fit as each page opens (lowdim serve -method nerv|tnerv|tsne|pe).
 //
 // An embedding of three columns (Config.Embedding or a View) is drawn in 3-D: a perspective
 // camera orbits it (drag), zooms (wheel) and resets (Fit view), in the WebGL2 shader and, with
@@ -86,7 +91,8 @@
 //	                                          max_controls, max_coord, views (names, the main one
 //	                                          first), dims (their coordinates: 2 or 3), image ([w, h]
 //	                                          or absent), words, has_names, live_max, live_max_fast,
-//	                                          live_start ({variant, lambda} or absent)}
+//	                                          live_start ({variant, lambda} or absent),
+//	                                          live_pe_unavailable (why PE cannot run live, or absent)}
 //	GET    /api/labels                       n little-endian int32 class indices (−1 unknown)
 //	GET    /api/records/{i}[?top=m]          {record, class, name, features, values (≤ 1024, or a
 //	                                          whole picture), truncated, top (m ≤ 100 features of the
@@ -124,12 +130,14 @@
 //	GET    /api/sessions/{id}/neighbors/{i}  ?k= → {record, k, input, distances (input space, exact),
 //	                                         views (each view's k nearest of i, the main one first)}
 //	POST   /api/sessions/{id}/live           {"action": "start" | "pause" | "resume" | "stop" | "lambda",
-//	                                         "lambda": λ, "variant": "nerv" | "tnerv" | "tsne"} → the status
-//	                                         below (409 beyond LiveMax records for nerv, LiveMaxFast for
-//	                                         the others, or with no fit to act on)
+//	                                         "lambda": λ, "variant": "nerv" | "tnerv" | "tsne" | "pe"} → the
+//	                                         status below (409 beyond LiveMax records for nerv, LiveMaxFast
+//	                                         for the others, pe without posteriors, λ for pe, or with no fit
+//	                                         to act on)
 //	GET    /api/sessions/{id}/live           {state, variant, lambda, round, progress, stage, busy, path
-//	                                         (exact | approximate), iterations, exaggerating, history
-//	                                         [{round, iterations, lambda, cost, precision, recall, seconds}], view}
+//	                                         (exact | approximate | pe), iterations, exaggerating, history
+//	                                         [{round, iterations, lambda, cost, precision, recall, kl and
+//	                                         stage (pe), seconds}], view, classes (pe: Φ, K×2 row-major)}
 //	GET    /api/sessions/{id}/live/positions the live fit's latest round: n×2 float32, X-Lowdim-Round
 //	GET    /api/sessions/{id}/embedding.csv  the view as lowdim embed -o writes it (x,y,label)
 //	GET    /api/sessions/{id}/projection.csv header row,<features>; rows mean, scale, x, y:
