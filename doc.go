@@ -32,6 +32,8 @@
 //	              eigs hold their k-NN graphs, geodesics and sparse/Lanczos eigensolvers;
 //	              baseline/internal/oos checks their (and sisomap's) Transform arguments
 //	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
+//	pe            Parametric Embedding of class posteriors (Iwata et al.); pe.Run steps its fit
+//	              an L-BFGS iteration at a time for the live page
 //	modelio       versioned, checksummed model files
 //	stream        a model's transform as a filter: blocks of rows on every core, output in order,
 //	              memory independent of the rows (lowdim transform)

@@ -58,6 +58,10 @@
 // The fitted *Model holds Φ, π and η_r, which define the map from any posterior row to its
 // coordinates: Transform solves each new row's convex problem (transforming the training
 // posteriors gives the fitted coordinates), and the model saves through modelio as kind "pe".
+// Embedder.Begin returns a Run, the same fit stepped an L-BFGS iteration on Φ at a time (lowdim
+// serve's live PE): Fit's own code parks between iterations, so a Run stepped to its end returns
+// Fit's Model bit for bit, and Run.Result shows every object solved for the current Φ between
+// steps.
 // Check validates posterior matrices (finite, non-negative, rows summing to 1 within 1e-6 unless
 // normalised, at least 2 classes) with errors that locate the bad entry.
 package pe
