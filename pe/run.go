@@ -31,9 +31,9 @@ type Run struct {
 	pl     *plan
 	ctx    context.Context // the fit's: Begin's, cancelled by Close
 	cancel context.CancelFunc
-	resume chan struct{}   // lets the fit's goroutine run one more iteration
-	parked chan parkEvent  // the goroutine reports an iteration done, or the end of the fit
-	busy   bool            // an iteration is under way (a Step's context ended while it ran)
+	resume chan struct{}  // lets the fit's goroutine run one more iteration
+	parked chan parkEvent // the goroutine reports an iteration done, or the end of the fit
+	busy   bool           // an iteration is under way (a Step's context ended while it ran)
 	done   bool
 	model  *Model
 	err    error
