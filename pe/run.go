@@ -177,8 +177,9 @@ func (r *Run) Done() bool { return r.done }
 func (r *Run) Err() error { return r.err }
 
 // Iterations returns the L-BFGS iterations parked at so far, over all stages and starts. gonum
-// reports no iteration that meets the convergence test, so a start's last iteration runs within
-// the Step that follows it and is not counted.
+// reports each start's starting point as its first iteration (a Step that enters a new start
+// ends there, Φ as the start draws it), and no iteration that meets the convergence test (a
+// start's last iteration runs within the Step that follows it, uncounted).
 func (r *Run) Iterations() int { return r.iters }
 
 // Stage names the part of Fit the last iteration belonged to: "pe", or "pe warm-up", with

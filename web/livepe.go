@@ -38,7 +38,7 @@ func errorText(err error) string {
 // of one L-BFGS iteration on Φ at a time (every object solved for the new Φ), so that the page
 // sees Fit's own iterations — its warm-up and restarts included — and, at the end, the very
 // layout lowdim embed -method pe computes with the same settings and seed. The starting layout
-// is round 1. Paused, it waits to be woken; at the fit's end it is "converged" for good.
+// is round 1, and each further start's its first round. Paused, it waits to be woken; at the fit's end it is "converged" for good.
 func (h *Handler) runLivePE(ctx context.Context, lf *liveFit) {
 	progress := func(stage string, done, total int) {
 		lf.mu.Lock()
@@ -57,6 +57,8 @@ func (h *Handler) runLivePE(ctx context.Context, lf *liveFit) {
 	run, err := e.Begin(ctx, h.cfg.Data.Posteriors)
 	if err == nil {
 		defer run.Close()
+		// gonum reports each start's starting point as its first iteration: round 1 shows it.
+		err = run.Step(ctx, 1)
 	}
 	for {
 		var res *pe.Model
@@ -108,6 +110,9 @@ func (h *Handler) runLivePE(ctx context.Context, lf *liveFit) {
 		if wait := livePEPace - time.Since(start); wait > 0 {
 			select {
 			case <-ctx.Done():
+				lf.mu.Lock()
+				lf.busy = false // stopped between rounds: none is under way
+				lf.mu.Unlock()
 				return
 			case <-time.After(wait):
 			}
