@@ -75,7 +75,7 @@ func TestServePEPosteriors(t *testing.T) {
 }
 
 // Without -posteriors, -method pe makes posteriors from the labels (softnn by default); the
-// other methods leave PE out and the page is told why.
+// other methods offer PE with -posteriors, and otherwise leave it out and the page is told why.
 func TestServePEClassifier(t *testing.T) {
 	url, stop := startServe(t, "-method", "pe")
 	var d struct {
@@ -83,6 +83,16 @@ func TestServePEClassifier(t *testing.T) {
 	}
 	if code := getJSON(t, "GET", url+"/api/data", &d); code != 200 || d.NoPE != "" {
 		t.Errorf("-method pe on the digits: %d %+v", code, d)
+	}
+	stop()
+	// -posteriors with another method: the page offers PE, and starts nothing by itself.
+	url, stop = startServe(t, "-posteriors", posteriorFile(t, t.TempDir(), 30))
+	var d2 struct {
+		NoPE      string `json:"live_pe_unavailable"`
+		LiveStart any    `json:"live_start"`
+	}
+	if code := getJSON(t, "GET", url+"/api/data", &d2); code != 200 || d2.NoPE != "" || d2.LiveStart != nil {
+		t.Errorf("-method mle -posteriors: %d %+v", code, d2)
 	}
 	stop()
 	url, stop = startServe(t)
