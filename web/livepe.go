@@ -38,7 +38,8 @@ func errorText(err error) string {
 // of one L-BFGS iteration on Φ at a time (every object solved for the new Φ), so that the page
 // sees Fit's own iterations — its warm-up and restarts included — and, at the end, the very
 // layout lowdim embed -method pe computes with the same settings and seed. The starting layout
-// is round 1, and each further start's its first round. Paused, it waits to be woken; at the fit's end it is "converged" for good.
+// is round 1, each further start's is its first round. Paused, it waits to be woken; at the
+// fit's end it is "converged" for good.
 func (h *Handler) runLivePE(ctx context.Context, lf *liveFit) {
 	progress := func(stage string, done, total int) {
 		lf.mu.Lock()
