@@ -44,7 +44,7 @@ func runServe(ctx context.Context, e *env, args []string) error {
 		seed        = fs.Uint64("seed", 1, "seed of the quality sample")
 		maxSessions = fs.Int("sessions", 8, "most pages open at once (each holds a normalised copy of the data)")
 		idle        = fs.Duration("idle", 30*time.Minute, "end a page's session after this long unused")
-		posteriors  = fs.String("posteriors", "", "class posteriors p(c|x) for a live PE fit: n×K, read as lowdim embed -method pe -posteriors reads them (CSV/TSV, rows summing to 1); without INPUT they are also the data on view")
+		posteriors  = fs.String("posteriors", "", "class posteriors p(c|x) for a live PE fit, read from `file` (n×K) as lowdim embed -method pe -posteriors reads them (CSV/TSV, rows summing to 1); without INPUT they are also the data on view")
 		classifier  = fs.String("classifier", "", "-method pe without -posteriors: make the posteriors from INPUT's labels with this `model`, as lowdim embed -method pe -classifier does: softnn (the default; nb with -words), nb or dgm (slow: minutes at 10,000 rows)")
 	)
 	fs.Var(&embPaths, "embedding", "show the embedding `EMB` (CSV as lowdim embed -o writes it, 2 columns, or 3: shown in 3-D) read-only instead of the projection; repeated, the others are shown beside the first")
