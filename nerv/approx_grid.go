@@ -97,7 +97,7 @@ const (
 	// precision/recall losses 5.39/4.38 and 60 gave 5.35/4.50 (t-SNE's map: 6.39/4.26): the
 	// precision gained after the first few dozen is small against the time.
 	DefaultGridIterations = 50
-	gridIsolated      = 0.05
+	gridIsolated          = 0.05
 )
 
 // newGridNeRV prepares the grid evaluator for the rows x (in the search space), their sparse
