@@ -93,11 +93,16 @@ const (
 	DefaultGridPCs    = 30
 	DefaultGridLevels = 3
 	// DefaultGridIterations: conjugate-gradient iterations of NeRV on the grid path from the
-	// t-SNE layout. On MNIST's 10,000 test digits (λ = 0.1) 30 iterations gave smoothed
-	// precision/recall losses 5.39/4.38 and 60 gave 5.35/4.50 (t-SNE's map: 6.39/4.26): the
-	// precision gained after the first few dozen is small against the time.
-	DefaultGridIterations = 50
+	// t-SNE layout (about two evaluations each). On MNIST's 10,000 test digits (λ = 0.1) 30
+	// iterations gave smoothed precision/recall losses 5.39/4.38 and 60 gave 5.35/4.50 (t-SNE's
+	// map: 6.39/4.26): the precision gained after the first few dozen is small against the time.
+	DefaultGridIterations = 30
 	gridIsolated          = 0.05
+	// gridMaxNodes caps a level's nodes per side: a layout whose extent is large against the
+	// level's width (a halo of pushed-away points; NeRV's map of all of MNIST spans 1.6 times its
+	// t-SNE start, and its finest level then asks for 148 nodes) gets a coarser grid, less
+	// accurate, instead of a cost that grows with the square of the extent.
+	gridMaxNodes = 128
 )
 
 // newGridNeRV prepares the grid evaluator for the rows x (in the search space), their sparse
@@ -109,7 +114,7 @@ func newGridNeRV(ctx context.Context, x *mat.Dense, sp *sparseP, lam float64, no
 		return nil, err
 	}
 	hp = min(hp, h)
-	g := &gridNeRV{n: n, hp: hp, lam: lam, sp: sp, normalise: normalise, p: 4, gamma: 0.4, maxNodes: 400, isoZ: gridIsolated}
+	g := &gridNeRV{n: n, hp: hp, lam: lam, sp: sp, normalise: normalise, p: 4, gamma: 0.4, maxNodes: gridMaxNodes, isoZ: gridIsolated}
 	s := 1 / sp.mean
 	g.u, g.nu = make([]float64, n*hp), make([]float64, n)
 	for i := range n {

@@ -55,7 +55,7 @@ type Config struct {
 	ScalingN []int
 	// MaxN drops the scaling sizes above it; 0 means no bound.
 	MaxN int
-	// Approx passes -approx to every lowdim embed but Gaussian NeRV's (the fast path even below nerv.ApproxMin; the
+	// Approx passes -approx to every lowdim embed (the fast path even below nerv.ApproxMin; the
 	// sizes of the full report are above it anyway, so this is for small test runs).
 	Approx bool
 	// Seed is passed to every embedding (lowdim -seed, Rtsne's set.seed) and seeds the mixture.
