@@ -75,6 +75,11 @@ type gridNeRV struct {
 	isolated   int
 	r1, r2     []float64 // per row KL(q‖p) and KL(p‖q)
 	lpts       [][]int32 // rows of each level
+	boxLo      [2]float64
+	boxExt     float64   // the grids' square (0: all points)
+	boxY       []float64 // the layout it was chosen for
+	inside     []int32   // the rows inside it (nil: all)
+	outside    []int32   // and outside
 	rowChg     []float64 // per row [ν, u'_1..u'_hp], the row sums' charges
 	colChg     []float64 // per row [α, C̃, C̃u'_1..hp], the column sums' charges
 	ones       []float64
@@ -275,7 +280,7 @@ func (g *gridNeRV) meanPass(y []float64) float64 {
 		return g.meanDirect(y)
 	}
 	var gr grid2
-	gr.place(y, n, 4, boxSpan(y, n)/64, 64)
+	gr.place(y, n, 4, boxSpan(y, n)/64, 64, [2]float64{}, 0, nil)
 	f := gr.f
 	buf, spec := g.buffers(3, f)
 	one := func(int) float64 { return 1 }
@@ -316,6 +321,141 @@ func (g *gridNeRV) meanPass(y []float64) float64 {
 		sum += v
 	}
 	return sum / float64(n) / float64(n-1)
+}
+
+// Far outliers: the grids cover the square of the central points, from the 0.1 % to the 99.9 %
+// quantile of each coordinate widened by a tenth, whenever all points would need a square more
+// than gridOutlierSpan times as wide; the rows outside it are summed directly, as sources and as
+// targets (O(n) each, and few). Without it a single point far away would coarsen every grid.
+const (
+	gridOutlierQ    = 0.001
+	gridOutlierSpan = 1.5
+)
+
+// setBox chooses the grids' square for layout y.
+func (g *gridNeRV) setBox(y []float64) {
+	n := g.n
+	g.boxExt, g.inside, g.outside = 0, nil, nil
+	if n < 1000 {
+		return
+	}
+	lo, hi := bounds(y, n)
+	full := math.Max(hi[0]-lo[0], hi[1]-lo[1])
+	var qlo, qhi [2]float64
+	col := make([]float64, n)
+	for d := range 2 {
+		for i := range n {
+			col[i] = y[2*i+d]
+		}
+		sort.Float64s(col)
+		k := int(gridOutlierQ * float64(n))
+		a, b := col[k], col[n-1-k]
+		w := (b - a) / 10
+		qlo[d], qhi[d] = a-w, b+w
+	}
+	ext := math.Max(qhi[0]-qlo[0], qhi[1]-qlo[1])
+	if !(full > gridOutlierSpan*ext) {
+		return
+	}
+	for d := range 2 {
+		g.boxLo[d] = (qlo[d]+qhi[d])/2 - ext/2
+	}
+	g.boxExt = ext
+	for i := range n {
+		if g.inBoxAt(y, i) {
+			g.inside = append(g.inside, int32(i))
+		} else {
+			g.outside = append(g.outside, int32(i))
+		}
+	}
+	g.boxY = y
+}
+
+func (g *gridNeRV) inBoxAt(y []float64, i int) bool {
+	for d := range 2 {
+		t := (y[2*i+d] - g.boxLo[d]) / g.boxExt
+		if !(t >= 0 && t < 1) {
+			return false
+		}
+	}
+	return true
+}
+
+// inBox reports whether row i is inside the grids' square.
+func (g *gridNeRV) inBox(i int) bool {
+	return g.boxExt == 0 || g.inBoxAt(g.boxY, i)
+}
+
+// outsideRows adds the outside rows, as sources, to the row sums of every row that the grids
+// summed (each at its own bandwidth).
+func (g *gridNeRV) outsideRows(y []float64, c float64) {
+	hp := g.hp
+	parallelChunks(len(g.work), g.n, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			if !g.inBox(i) {
+				continue
+			}
+			b := g.lb[g.lvl[i]] * c
+			rs := &g.rows[i]
+			yi := y[2*i : 2*i+2]
+			for _, j32 := range g.outside {
+				j := int(j32)
+				dx, dy := yi[0]-y[2*j], yi[1]-y[2*j+1]
+				r := dx*dx + dy*dy
+				if b*r > skipExp {
+					continue
+				}
+				k := math.Exp(-b * r)
+				rs.z += k
+				rs.s += k * r
+				rs.nz += k * g.nu[j]
+				rs.v[0] += k * dx
+				rs.v[1] += k * dy
+				rs.u[0] += k * r * dx
+				rs.u[1] += k * r * dy
+				rs.nv[0] += k * g.nu[j] * dx
+				rs.nv[1] += k * g.nu[j] * dy
+				for t, v := range g.u[j*hp : (j+1)*hp] {
+					rs.x[t] += k * v
+					rs.xv[t] += k * dx * v
+					rs.xv[hp+t] += k * dy * v
+				}
+			}
+		}
+	})
+}
+
+// outsideTargets adds to each outside row the column terms of the sources the grids summed.
+func (g *gridNeRV) outsideTargets(y []float64, c float64) {
+	hp := g.hp
+	parallelChunks(len(g.work), len(g.outside), func(lo, hi int) {
+		for _, i32 := range g.outside[lo:hi] {
+			i := int(i32)
+			yi := y[2*i : 2*i+2]
+			ui := g.u[i*hp : (i+1)*hp]
+			var sx, sy float64
+			for j := range g.n {
+				if g.iso[j] {
+					continue // isolated and outside sources: directColumn
+				}
+				b := g.lb[g.lvl[j]] * c
+				dx, dy := yi[0]-y[2*j], yi[1]-y[2*j+1]
+				r := dx*dx + dy*dy
+				if b*r > skipExp {
+					continue
+				}
+				var d float64
+				for t, v := range g.u[j*hp : (j+1)*hp] {
+					d += v * ui[t]
+				}
+				w := math.Exp(-b*r) * (g.ra[j] + g.rb[j]*r + g.rc[j]*(g.nu[i]+g.nu[j]-2*d))
+				sx += w * dx
+				sy += w * dy
+			}
+			g.cg[2*i] += sx
+			g.cg[2*i+1] += sy
+		}
+	})
 }
 
 // meanDirectMax: up to this many rows the mean pass sums every pair (a few milliseconds).
@@ -367,6 +507,7 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		m = g.meanPass(y)
 		c = 1 / (m * m)
 	}
+	g.setBox(y)
 	// Row sums, level by level (none when every row is summed directly).
 	for l, lb := range g.lb {
 		if math.IsInf(g.isoZ, 1) {
@@ -378,7 +519,7 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		}
 		b := lb * c
 		gr := &g.grids[l]
-		gr.place(y, n, g.p, g.gamma/math.Sqrt(2*b), g.maxNodes)
+		gr.place(y, n, g.p, g.gamma/math.Sqrt(2*b), g.maxNodes, g.boxLo, g.boxExt, g.inBox)
 		f, nn := gr.f, gr.nn
 		// grid 0: charge 1; grids 1..npair: pairs of [ν, u'_1..u'_hp] (g.rowChg)
 		nch := 1 + hp
@@ -386,7 +527,7 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		buf, spec := g.buffers(1+npair+3+3*npair, f)
 		g.kernels(gr, spec, b)
 		fwd := buf[:1+npair]
-		g.spreadTasks(gr, fwd[1:], g.rowChg, nch, n, nil, func() { gr.spreadMany(fwd[:1], g.ones, 1, 0, n, nil) })
+		g.spreadTasks(gr, fwd[1:], g.rowChg, nch, n, g.inside, func() { gr.spreadMany(fwd[:1], g.ones, 1, 0, n, g.inside) })
 		runTasks(g.work, len(fwd), func(w *fftWork, k int) { w.fft2(fwd[k], f, nn, false) })
 		out := buf[1+npair:]
 		runTasks(g.work, 3+3*npair, func(w *fftWork, k int) {
@@ -401,6 +542,9 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 			v := make([]complex128, len(out))
 			for _, i32 := range pts[lo:hi] {
 				i := int(i32)
+				if !g.inBox(i) {
+					continue
+				}
 				gr.interpMany(out, i, v)
 				rs := &g.rows[i]
 				rs.z, rs.s = real(v[0])-1, imag(v[0]) // less the row's own kernel value, 1
@@ -428,6 +572,9 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 			}
 		})
 	}
+	if len(g.outside) > 0 && !math.IsInf(g.isoZ, 1) {
+		g.outsideRows(y, c)
+	}
 	// Per row: the cost terms, the coefficients and the row half of the gradient.
 	if len(g.r1) != n {
 		g.r1, g.r2 = make([]float64, n), make([]float64, n)
@@ -437,7 +584,7 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		b := g.lb[g.lvl[i]] * c
 		rs := &g.rows[i]
 		r0 := 0.0
-		g.iso[i] = math.IsInf(g.isoZ, 1) || !(rs.z > g.isoZ)
+		g.iso[i] = math.IsInf(g.isoZ, 1) || !g.inBox(i) || !(rs.z > g.isoZ)
 		if g.iso[i] {
 			r0 = g.direct(y, i, b, rs)
 		}
@@ -521,7 +668,7 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		}
 		b := lb * c
 		gr := &g.grids[l]
-		gr.place(y, n, g.p, g.gamma/math.Sqrt(2*b), g.maxNodes)
+		gr.place(y, n, g.p, g.gamma/math.Sqrt(2*b), g.maxNodes, g.boxLo, g.boxExt, g.inBox)
 		f, nn := gr.f, gr.nn
 		// grid 0: B̃ alone; grids 1..npair: pairs of [α, C̃, C̃u'_1..hp] (g.colChg)
 		npair := (nch + 1) / 2
@@ -542,6 +689,9 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		parallelChunks(len(g.work), n, func(lo, hi int) {
 			v := make([]complex128, len(out))
 			for i := lo; i < hi; i++ {
+				if !g.inBox(i) {
+					continue
+				}
 				gr.interpMany(out, i, v)
 				ui := g.u[i*hp : (i+1)*hp]
 				s := [2]float64{real(v[0]), imag(v[0])}
@@ -566,6 +716,9 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 				g.cg[2*i+1] += s[1]
 			}
 		})
+	}
+	if len(g.outside) > 0 {
+		g.outsideTargets(y, c)
 	}
 	// Isolated sources, directly.
 	g.isolated = 0

@@ -3,11 +3,14 @@ package nerv
 import (
 	"context"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"slices"
 	"testing"
 
+	"github.com/lowdim/lowdim/affinity"
 	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/neighbors"
 	"github.com/lowdim/lowdim/quality"
 )
 
@@ -140,5 +143,56 @@ func TestGridNeRVImprovesPrecision(t *testing.T) {
 	t.Logf("smoothed precision/recall loss: t-SNE %.4f/%.4f, NeRV λ = 0.1 on the grid %.4f/%.4f", pt, rt, pn, rn)
 	if !(pn < pt) {
 		t.Errorf("NeRV λ = 0.1: smoothed precision loss %.4f, not below t-SNE's %.4f", pn, pt)
+	}
+}
+
+// One point far from the rest (here 40 times the layout's width away) does not coarsen the grids:
+// the grids cover the central points and the far one is summed directly, so the gradient keeps
+// the accuracy it has without the outlier.
+func TestGridFarOutlier(t *testing.T) {
+	const n = 1200
+	ctx := context.Background()
+	d := dataset.Digits().Subset(seq(n))
+	g0, err := neighbors.KNN(ctx, d.X, 30, neighbors.Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean, err := inputMean(ctx, d.X, 1, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := newSparseP(ctx, g0, mean, 10, affinity.Exact, false, true, rowSquares(d.X), 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// a layout of ten blobs by class, as a t-SNE map would draw them
+	y := make([]float64, 2*n)
+	rng := rand.New(rand.NewPCG(5, 6))
+	for i := range n {
+		a := 2 * math.Pi * float64(d.Labels[i]) / 10
+		y[2*i] = 3*math.Cos(a) + 0.5*rng.NormFloat64()
+		y[2*i+1] = 3*math.Sin(a) + 0.5*rng.NormFloat64()
+	}
+	errAt := func(y []float64) (float64, int) {
+		g, err := newGridNeRV(ctx, d.X, sp, 0.1, true, 30, 3, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gd, ga := make([]float64, len(y)), make([]float64, len(y))
+		g.isoZ = math.Inf(1)
+		g.eval(y, gd, 1)
+		g.isoZ = gridIsolated
+		g.eval(y, ga, 1)
+		return relErr(ga, gd), len(g.outside)
+	}
+	base, out0 := errAt(y)
+	y[0], y[1] = 300, -250
+	far, out1 := errAt(y)
+	t.Logf("gradient error %.3g without the outlier (%d rows outside the grids), %.3g with it (%d outside)", base, out0, far, out1)
+	if out0 != 0 || out1 == 0 {
+		t.Errorf("rows outside the grids: %d without the outlier, %d with it", out0, out1)
+	}
+	if far > 2*base+1e-3 {
+		t.Errorf("a far outlier raised the gradient's error from %.3g to %.3g", base, far)
 	}
 }

@@ -52,30 +52,25 @@ func smoothSize(m int) int {
 	}
 }
 
-// place fits the grid to the n points of y (2 columns) with node spacing at most h and at most
-// maxNodes nodes per side, and computes each point's box and weights.
-func (g *grid2) place(y []float64, n, p int, h float64, maxNodes int) {
-	lo := [2]float64{math.Inf(1), math.Inf(1)}
-	hi := [2]float64{math.Inf(-1), math.Inf(-1)}
-	for i := range n {
-		for d := range 2 {
-			lo[d] = math.Min(lo[d], y[2*i+d])
-			hi[d] = math.Max(hi[d], y[2*i+d])
+// place fits the grid to the square box of side ext from lo (all n points when ext is 0), with
+// node spacing at most h and at most maxNodes nodes per side, and computes the box and weights of
+// every point inside it (in(i)); points outside get none and must not be spread or interpolated.
+func (g *grid2) place(y []float64, n, p int, h float64, maxNodes int, lo [2]float64, ext float64, in func(i int) bool) {
+	if ext == 0 {
+		var hi [2]float64
+		lo, hi = bounds(y, n)
+		ext = math.Max(hi[0]-lo[0], hi[1]-lo[1])
+		if !(ext > 0) {
+			ext = 1
 		}
+		ext *= 1 + 1e-9 // every point strictly inside
 	}
-	ext := math.Max(hi[0]-lo[0], hi[1]-lo[1])
-	if !(ext > 0) {
-		ext = 1
-	}
-	ext *= 1 + 1e-9 // every point strictly inside
 	nb := max(1, int(math.Ceil(ext/(float64(p)*h))))
 	nb = min(nb, max(1, maxNodes/p))
 	g.p, g.nb, g.nn = p, nb, p*nb
 	g.f = smoothSize(2*g.nn - 1)
 	g.h = ext / float64(g.nn)
-	for d := range 2 {
-		g.lo[d] = (lo[d]+hi[d])/2 - ext/2
-	}
+	g.lo = lo
 	if cap(g.base) < 2*n {
 		g.base = make([]int32, 2*n)
 	}
@@ -85,6 +80,9 @@ func (g *grid2) place(y []float64, n, p int, h float64, maxNodes int) {
 	g.base, g.w = g.base[:2*n], g.w[:2*n*p]
 	box := float64(p) * g.h
 	for i := range n {
+		if in != nil && !in(i) {
+			continue
+		}
 		for d := range 2 {
 			t := (y[2*i+d] - g.lo[d]) / box
 			b := min(max(int(t), 0), nb-1)
@@ -94,6 +92,19 @@ func (g *grid2) place(y []float64, n, p int, h float64, maxNodes int) {
 			lagrange(g.w[(2*i+d)*p:(2*i+d+1)*p], u)
 		}
 	}
+}
+
+// bounds returns the smallest and largest coordinates of the n points of y.
+func bounds(y []float64, n int) (lo, hi [2]float64) {
+	lo = [2]float64{math.Inf(1), math.Inf(1)}
+	hi = [2]float64{math.Inf(-1), math.Inf(-1)}
+	for i := range n {
+		for d := range 2 {
+			lo[d] = math.Min(lo[d], y[2*i+d])
+			hi[d] = math.Max(hi[d], y[2*i+d])
+		}
+	}
+	return lo, hi
 }
 
 // lagrange writes the weights of the Lagrange polynomials on nodes 0..p−1 at u.
