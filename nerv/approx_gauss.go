@@ -489,23 +489,23 @@ func (a *approx) parallelBlocks(nb int, fn func(w *approxWorker, k int)) {
 	}
 }
 
-// gaussCost adapts the approximate NeRV evaluation to the conjugate-gradient optimiser.
-type gaussCost struct{ a *approx }
+// gaussCost adapts an approximate NeRV evaluation to the conjugate-gradient optimiser.
+type gaussCost func(y, grad []float64, exag float64) (float64, float64, float64)
 
-func (g gaussCost) eval(y, grad []float64) (float64, float64, float64) { return g.a.eval(y, grad, 1) }
+func (g gaussCost) eval(y, grad []float64) (float64, float64, float64) { return g(y, grad, 1) }
 
-// gaussApprox fits NeRV or SNE on the approximate path from y with the exact path's conjugate
-// gradient at the calibrated bandwidths. The exact path anneals σ_i in both spaces, so that early
-// rounds see wide input neighbourhoods; on a k-NN graph the input side cannot widen, and annealing
-// only the output side left NeRV stuck (8×8 digits, k = 60: cost 5.2 against the exact fit's 2.8).
-// The wide view comes instead from the start: the t-SNE layout of the same graph, found by the
-// gradient-descent schedule with early exaggeration (fitApprox), which NeRV's cost then refines.
-func (e Embedder) gaussApprox(ctx context.Context, a *approx, y []float64, res *Result) error {
-	a.initGauss(!e.RawScale)
-	opt := &optimizer{ev: gaussCost{a}, ctx: ctx, res: res, progress: e.Progress}
+// gaussMinimize fits NeRV or SNE on the approximate path from y with the exact path's conjugate
+// gradient at the calibrated bandwidths, on the tree (approx) or the grid (gridNeRV). The exact
+// path anneals σ_i in both spaces, so that early rounds see wide input neighbourhoods; on a k-NN
+// graph the input side cannot widen, and annealing only the output side left NeRV stuck (8×8
+// digits, k = 60: cost 5.2 against the exact fit's 2.8). The wide view comes instead from the
+// start: the t-SNE layout of the same graph, found by the gradient-descent schedule with early
+// exaggeration (fitApprox), which NeRV's cost then refines.
+func (e Embedder) gaussMinimize(ctx context.Context, ev gaussCost, y []float64, defIters int, res *Result) error {
+	opt := &optimizer{ev: ev, ctx: ctx, res: res, progress: e.Progress}
 	iters := e.Iterations
 	if iters <= 0 {
-		iters = DefaultIterations
+		iters = defIters
 	}
 	tol := e.Tolerance
 	if tol <= 0 {
@@ -515,7 +515,7 @@ func (e Embedder) gaussApprox(ctx context.Context, a *approx, y []float64, res *
 	if err := opt.minimize(y, iters, tol); err != nil {
 		return err
 	}
-	res.Cost, res.Precision, res.Recall = a.eval(y, make([]float64, len(y)), 1)
+	res.Cost, res.Precision, res.Recall = ev(y, make([]float64, len(y)), 1)
 	res.Evaluations++
 	return nil
 }

@@ -53,8 +53,8 @@ func mnist(tb testing.TB, n int) *dataset.Set {
 	return &dataset.Set{X: mnistSet.X.Slice(0, n, 0, d).(*mat.Dense), Labels: mnistSet.Labels[:n]}
 }
 
-// benchApproxMNIST times the approximate evaluation (tree build, far-field sums, graph terms) of
-// t-SNE or NeRV on the first n MNIST digits, at a layout reached by a short t-SNE run.
+// benchApproxMNIST times the approximate evaluation (tree build or FFT grid, far-field sums, graph
+// terms) of t-SNE, t-NeRV or NeRV on the first n MNIST digits, at a layout reached by a short t-SNE run.
 func benchApproxMNIST(b *testing.B, n int, student bool, lambda float64) {
 	d := mnist(b, n)
 	ctx := context.Background()
@@ -74,17 +74,32 @@ func benchApproxMNIST(b *testing.B, n int, student bool, lambda float64) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	a := newApprox(sp, 2, lambda, student, DefaultTheta, 2)
+	eval := newApprox(sp, 2, lambda, student, DefaultTheta, 2).eval
 	if !student {
-		a.initGauss(true)
+		// NeRV's grid path, on the 50 principal components the fit itself searches
+		x50, _, err := reducePCA(ctx, d.X, DefaultPCADims)
+		if err != nil {
+			b.Fatal(err)
+		}
+		gn, err := newGridNeRV(ctx, x50, sp, lambda, true, DefaultGridPCs, DefaultGridLevels, 2)
+		if err != nil {
+			b.Fatal(err)
+		}
+		eval = gn.eval
 	}
-	if _, _, _, _, err := runGD(ctx, y, 2, gdSchedule{iters: 50, exagIters: 100, exag: 12, lr: float64(n) / 12}, (&approx{}).evalWith(newApprox(sp, 2, 1, true, DefaultTheta, 2)), nil); err != nil {
+	tsp := sp
+	if !student {
+		if tsp, err = newSparseP(ctx, g, mean, 30, 0, true, false, rowSquares(d.X), 2); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, _, _, _, err := runGD(ctx, y, 2, gdSchedule{iters: 50, exagIters: 100, exag: 12, lr: float64(n) / 12}, (&approx{}).evalWith(newApprox(tsp, 2, 1, true, DefaultTheta, 2)), nil); err != nil {
 		b.Fatal(err)
 	}
 	grad := make([]float64, len(y))
 	b.ResetTimer()
 	for b.Loop() {
-		a.eval(y, grad, 1)
+		eval(y, grad, 1)
 	}
 }
 

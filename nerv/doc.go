@@ -62,8 +62,10 @@
 //
 // Above ApproxMin = 3,000 rows t-SNE and t-NeRV take the approximate path (fast.go), after Yang,
 // Peltonen and Kaski (ICML 2013) and van der Maaten (JMLR 2014): O(n·k) memory, O(n·k + n log n)
-// per evaluation. Path forces either (CLI -exact, -approx); SNE stays exact unless asked, and NeRV
-// with λ < 1 has no approximate path (below, "Why not Gaussian NeRV").
+// per evaluation. Path forces either (CLI -exact, -approx). NeRV and SNE take it too, above the
+// same n, when given the rows and a 2-D output: their Gaussian output kernel is summed on an FFT
+// grid (below, "Gaussian NeRV at scale"); from a graph or distances alone, or in 1-D or 3-D, SNE
+// has the tree path when asked and NeRV with λ < 1 none.
 //
 // Input side (sparse.go). Rows of more than PCADims = 50 features are first projected on their
 // first 50 principal components (fitted on at most 20,000 evenly spaced rows); neighbours are
@@ -106,24 +108,50 @@
 // bit (TestRunEqualsFit; SetLambda, as Fit's t-NeRV phase, restarts the optimiser from the
 // current layout). lowdim serve's live t-SNE and t-NeRV fits run on it above ApproxMin rows.
 //
-// Why not Gaussian NeRV. Its output kernel uses the input's σ_i on the mean-normalised layout, and
-// σ_i is not small against the layout: on MNIST σ_i² is 0.01–0.1 of the squared mean distance
-// (median 0.055 at n = 3,000, 0.043 at 10,000), so in any 2-D map a row's Gaussian reaches 15 %
-// of the points within 2σ_i (3,000 digits: 445 in the t-SNE map, 431 in the exact NeRV map).
-// That breaks both halves of the fast path. The precision term Σ_j q_j|i log p_j|i needs the input
-// log p of all those pairs, and a floor ε for the ones outside a graph of 3·k_eff is gamed: from
-// the t-SNE start the approximate cost's precision term fell from 4.00 to 2.36 while the true one
-// (exact evaluator, same layout) rose from 4.47 to 5.29 — a floor at the rows' mean costs the
-// same (measured loss 5.08); augmenting with output neighbours, as t-NeRV does, would need hundreds per row at 3,000 and thousands at 70,000. And the
-// far-field sums stay nearly O(n²): a kernel that spans the map must be flat across a far cell, so
-// few cells are far (1.66 s per evaluation at n = 10,000 against t-SNE's 13 ms). The exact path
-// meanwhile draws the map NeRV promises: 3,000 digits, λ = 0.1, 31 s, smoothed precision loss 3.64
-// against t-SNE's 4.43, rank-based 0.060 against 0.075, T(20) 0.949 against 0.968. What would
-// scale: the quadratic-form identity Σ_j g_ij ‖x_i − x_j‖² = ‖x_i‖² Σ g + Σ g ‖x_j‖² − 2x_i·Σ g x_j
-// makes the log p sums exact far-field sums with H + 1 more charges per source, and a grid (FFT)
-// with the bandwidths binned in log-spaced levels makes wide kernels cheap — together about
-// 100 convolutions per level and evaluation, not yet built. SNE (λ = 1) has no log p in its
-// gradient and is right on the approximate path, only slow (approxFor).
+// Gaussian NeRV at scale (approx_grid.go, fftgrid.go). NeRV's output kernel uses the input's σ_i
+// on the mean-normalised layout, and σ_i is not small against the layout: on MNIST σ_i² is
+// 0.01–0.1 of the squared mean distance, so a row's output Gaussian reaches 15 % of the points
+// within 2σ_i (3,000 digits: 445 in the t-SNE map). Two things follow. The precision term
+// Σ_j q_j|i log p_j|i needs the input log p of all those pairs, far beyond a k-NN graph: a floor ε
+// for the pairs outside the graph is gamed (from the t-SNE start of 3,000 digits the floored
+// precision term fell from 4.00 to 2.36 while the true one rose from 4.47 to 5.29). And a
+// Barnes–Hut cell is far only where such a kernel is flat across it, so the tree sums stay nearly
+// O(n²) (1.66 s per evaluation at n = 10,000 against t-SNE's 13 ms). Both are answered by sums
+// over all pairs that a wide kernel makes cheap on a grid:
+//
+//   - log p of every pair, exactly: log p_j|i = τ_i − β_i a_ij with a_ij = ν_i + ν_j − 2 u_i·u_j
+//     (u the centred rows in the search space over the mean input distance, ν = ‖u‖²), so
+//     Σ_j q_j|i log p_j|i needs only the kernel sums of the charges ν_j and u_j beside Z_i. u keeps
+//     the first GridPCs = 30 principal components and ν the whole norm; the graph's own pairs get
+//     their exact a_ij. Fewer components are not free: at the t-SNE layout of MNIST's 10,000 test
+//     digits the precision term reads 6.15 with all 50, 6.20 with 40, 6.27 with 30, 6.59 with 20
+//     and 7.78 with 10 — the dropped cross terms are positive among output neighbours of one class.
+//   - every output-side sum (row sums of query i at its bandwidth, column sums of sources j at
+//     theirs, with their coefficients as charges) by polynomial interpolation on a regular grid and
+//     FFT convolution (Linderman et al. 2019's FIt-SNE, here for the kernels e^{−br}, r·e^{−br},
+//     Δ·e^{−br} and Δ·r·e^{−br}); 4×4 Lagrange nodes per box, spacing 0.4 of the kernel's standard
+//     deviation 1/√(2b).
+//   - per-row bandwidths β_i quantised to GridLevels = 3 levels of equal count (each the geometric
+//     mean of its rows' β), one grid per level: the model optimised is NeRV with the output
+//     bandwidths so quantised, the input side untouched. At the same layout the precision term
+//     reads 6.15 with 6 levels, 6.22 with 3, 6.30 with 2, and each level costs one set of FFTs.
+//   - the mean-distance scale by the chain rule, E(y) = F(y/m): ∂E/∂y = g − (Σ_k y_k·g_k/m) ∂m/∂y
+//     with g the gradient at a fixed scale, and m, ∂m/∂y from one more grid pass.
+//   - rows whose grid Z_i is below 0.05 (nearly isolated: interpolation errors are absolute and
+//     1/Z_i magnifies them) are summed directly, and their column terms added directly. So are far
+//     outliers: when all points would need a square 1.5 times wider than the central ones (the
+//     0.1–99.9 % quantiles, widened by a tenth), the grids cover the central square only; one
+//     point 40 layout widths away otherwise took the gradient's error from 0.4 % to 250 %
+//     (TestGridFarOutlier). A level's grid has at most 128 nodes a side: a wide halo, as NeRV
+//     draws around all of MNIST, coarsens it rather than growing its cost with the extent.
+//
+// Summed directly the same model equals the exact path's cost and gradient to 1e-10 with every
+// row at its own bandwidth and the complete graph (TestGridDirectEqualsExact); on the grid the
+// error falls about 16-fold per halving of the spacing (TestGridConvergesToDirect). On the 8×8
+// digits' t-SNE layout (λ = 0.1, all 64 components) the gradient's relative error against the
+// direct sums was 0.9 % at the default spacing and 0.1 % at half of it. The optimiser is the
+// exact path's conjugate gradient from the t-SNE layout (gaussMinimize); Figures at scale:
+// README, "NeRV at scale". SNE (λ = 1) takes the same grid.
 //
 // Accuracy: with the complete graph and θ = 0 nothing is approximated, and the cost, both
 // divergences and the gradient equal the exact path's to 1e-10 relative for every member

@@ -77,6 +77,18 @@ func (e Embedder) approxFor(n int) bool {
 	return e.Graph != nil || e.Variant == StudentT && n > ApproxMin
 }
 
+// gridFor reports whether Gaussian NeRV or SNE can take the grid path (approx_grid.go): it needs
+// the rows, for the principal components behind the precision term, and a 2-D output.
+func (e Embedder) gridFor(dim int, x *mat.Dense) bool {
+	return e.Variant == Gaussian && dim == 2 && x != nil && e.Graph == nil && e.Distances == nil
+}
+
+// gridAuto reports whether PathAuto sends a Gaussian fit of n rows to the grid path: above
+// ApproxMin rows, like t-SNE and t-NeRV.
+func (e Embedder) gridAuto(n, dim int, x *mat.Dense) bool {
+	return e.Path == PathAuto && n > ApproxMin && e.gridFor(dim, x)
+}
+
 // Places reports whether a fit of n feature rows returns a *Map, which places new rows and has
 // a model file: t-SNE and t-NeRV fitted from features on the approximate path, without a
 // precomputed graph. The CLI asks before fitting, so that -model is refused before a long fit.
@@ -206,7 +218,7 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 	res := &Result{Sigma2: sp.sigma2, Storage: e.storage(sp, graphK)}
 	var y []float64
 	if student || e.Start == nil {
-		// NeRV starts from the t-SNE layout of the same graph (see gaussApprox).
+		// NeRV starts from the t-SNE layout of the same graph (see gaussMinimize).
 		tsp := sp
 		if !student {
 			if tsp, err = newSparseP(ctx, g, mean, k, e.Calibration, true, false, rowSq, workers); err != nil {
@@ -238,8 +250,21 @@ func (e Embedder) fitApprox(ctx context.Context, d *dataset.Set, who string, n i
 	} else if y, err = e.approxStart(ctx, x, start, n, dim, mean, false); err != nil {
 		return nil, err
 	}
+	if e.gridFor(dim, x) {
+		gn, err := newGridNeRV(ctx, x, sp, lam, !e.RawScale, DefaultGridPCs, DefaultGridLevels, workers)
+		if err != nil {
+			return nil, err
+		}
+		res.Storage = fmt.Sprintf("k-NN graph (k = %d, %d probabilities), FFT grid in %d bandwidth levels, %d principal components for log p", graphK, sp.entries, len(gn.lb), gn.hp)
+		if err := e.gaussMinimize(ctx, gn.eval, y, DefaultGridIterations, res); err != nil {
+			return nil, err
+		}
+		res.Y = mat.NewDense(n, dim, y)
+		return res, nil
+	}
 	a := newApprox(sp, dim, lam, false, e.theta(), workers)
-	if err := e.gaussApprox(ctx, a, y, res); err != nil {
+	a.initGauss(!e.RawScale)
+	if err := e.gaussMinimize(ctx, a.eval, y, DefaultIterations, res); err != nil {
 		return nil, err
 	}
 	res.Y = mat.NewDense(n, dim, y)

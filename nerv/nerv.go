@@ -83,7 +83,8 @@ type Embedder struct {
 	// minimum; gonum's Moré–Thuente search stops at the first strong-Wolfe point, and on the
 	// S-curve 2 such steps a round end in a poorer layout — cost 0.35 against 0.28 with 3.)
 	AnnealRounds, AnnealSteps int
-	// Iterations caps the CG iterations after annealing (0 means 200); Tolerance is the relative
+	// Iterations caps the CG iterations after annealing (0 means 200; on the grid path of NeRV
+	// and SNE, from the t-SNE layout, 0 means DefaultGridIterations); Tolerance is the relative
 	// cost change over 3 iterations below which they stop (0 means 1e-5).
 	Iterations int
 	Tolerance  float64
@@ -252,14 +253,14 @@ func (e Embedder) fitNamed(ctx context.Context, d *dataset.Set, who string) (*Re
 		return nil, err
 	}
 	n, dim, workers, k, lam, budget, x := st.n, st.dim, st.workers, st.k, st.lam, st.budget, st.x
-	if e.approxFor(n) {
-		if e.Variant == Gaussian && lam < 1 {
-			return nil, dataset.Invalidf("%s: λ = %g has no approximate path: NeRV's precision term needs the input log p of every pair under each output Gaussian, and with the input's σ_i on the mean-normalised layout that Gaussian covers a tenth of all points or more, far beyond any k-NN graph; with a floor standing in for the rest the fit games the floor (first 3,000 MNIST digits, λ = 0.1: smoothed precision loss 5.29 approximate, 3.64 exact, 4.43 t-SNE). Use the exact path (-exact, O(n²) per step), tnerv for the precision–recall trade-off at scale, or λ = 1 (sne)", who, lam)
+	if e.approxFor(n) || e.gridAuto(n, dim, x) {
+		if e.Variant == Gaussian && lam < 1 && !e.gridFor(dim, x) {
+			return nil, dataset.Invalidf("%s: λ = %g on the approximate path needs the data rows and a 2-D output: NeRV's precision term needs the input log p of every pair, which the fast path gets from the rows' principal components (package documentation, \"Gaussian NeRV at scale\"), and its FFT grid is 2-D; a k-NN graph or a distance matrix alone, or -dim %d, has no such path. Use the exact path (-exact, O(n²) per step) or tnerv", who, lam, dim)
 		}
 		return e.fitApprox(ctx, d, who, n, k, dim, lam, workers)
 	}
 	if n > ApproxMin && e.Path == PathAuto && e.Warn != nil {
-		e.Warn(fmt.Sprintf("%s: n = %d on the exact path: every step costs O(n²) — about %.0f× a step at n = %d; tnerv and tsne take the fast path above %d rows (sne with -approx; nerv with λ < 1 has none)", who, n, float64(n)*float64(n)/(ApproxMin*ApproxMin), ApproxMin, ApproxMin))
+		e.Warn(fmt.Sprintf("%s: n = %d on the exact path: every step costs O(n²) — about %.0f× a step at n = %d; tnerv and tsne take the fast path above %d rows, and nerv and sne too when given the rows and a 2-D output", who, n, float64(n)*float64(n)/(ApproxMin*ApproxMin), ApproxMin, ApproxMin))
 	}
 	if err := e.checkExact(who, n, dim, workers, budget, e.Distances != nil, 0); err != nil {
 		return nil, err

@@ -201,12 +201,19 @@ func TestApproxPathCLI(t *testing.T) {
 	if _, stderr, status := runCLI(t, "", "embed", "-method", "tsne", "-exact", "-model", model, in); status != 2 || !strings.Contains(stderr, "cannot place new rows") {
 		t.Errorf("an exact t-SNE saved as a model: status %d, %q", status, stderr)
 	}
-	// Gaussian NeRV below λ = 1 has no approximate path (nerv/doc.go, "Why not Gaussian NeRV"):
-	// asked for one, from rows or from a graph, it says so and writes nothing.
-	for _, extra := range [][]string{{in}, {"-graph-index", ip, "-graph-dist", dp, in}} {
-		out := filepath.Join(dir, "nerv.csv")
+	// Gaussian NeRV below λ = 1 takes the grid path from the rows in 2-D (nerv/doc.go, "Gaussian
+	// NeRV at scale"); from a graph alone, or in 3-D, it has none: asked for one, it says so and
+	// writes nothing.
+	nv := filepath.Join(dir, "nerv.csv")
+	if _, stderr, status := runCLI(t, "", "embed", "-method", "nerv", "-lambda", "0.3", "-approx", "-neighbors", "8", "-iterations", "5", "-o", nv, in); status != 0 {
+		t.Errorf("nerv λ = 0.3 -approx from the rows: status %d, %q", status, stderr)
+	} else if _, r := readCSV(t, readFileT(t, nv)); len(r) != n {
+		t.Errorf("nerv λ = 0.3 -approx wrote %d rows, want %d", len(r), n)
+	}
+	for _, extra := range [][]string{{"-graph-index", ip, "-graph-dist", dp, in}, {"-dim", "3", in}} {
+		out := filepath.Join(dir, "nerv-refused.csv")
 		args := append([]string{"embed", "-method", "nerv", "-lambda", "0.3", "-approx", "-neighbors", "8", "-o", out}, extra...)
-		if _, stderr, status := runCLI(t, "", args...); status != 2 || !strings.Contains(stderr, "has no approximate path") {
+		if _, stderr, status := runCLI(t, "", args...); status != 2 || !strings.Contains(stderr, "needs the data rows and a 2-D output") {
 			t.Errorf("nerv λ = 0.3 -approx %v: status %d, %q", extra[:len(extra)-1], status, stderr)
 		}
 		if _, err := os.Stat(out); err == nil {

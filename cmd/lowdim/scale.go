@@ -53,11 +53,39 @@ func (l *intList) Set(v string) error {
 	return nil
 }
 
+// floatList is a flag of comma-separated numbers.
+type floatList []float64
+
+func (l *floatList) String() string {
+	if l == nil {
+		return ""
+	}
+	s := make([]string, len(*l))
+	for i, v := range *l {
+		s[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(s, ",")
+}
+
+func (l *floatList) Set(v string) error {
+	var out floatList
+	for _, f := range strings.Split(v, ",") {
+		x, err := strconv.ParseFloat(strings.TrimSpace(f), 64)
+		if err != nil || !(x >= 0 && x <= 1) {
+			return fmt.Errorf("expected λ values between 0 and 1 such as 0.1,0.5, found %q", f)
+		}
+		out = append(out, x)
+	}
+	*l = out
+	return nil
+}
+
 // scaleReproduceFlags are the flags only reproduce scale takes.
 type scaleReproduceFlags struct {
 	parts            *string
 	runs, maxN, tdN  *int
 	scalingN         intList
+	lambdas          floatList
 	rscript, lowdimB *string
 }
 
@@ -70,6 +98,7 @@ func registerScaleReproduce(fs *flag.FlagSet) *scaleReproduceFlags {
 		rscript: fs.String("rscript", "Rscript", "scale only: the R front end that runs Rtsne"),
 		lowdimB: fs.String("lowdim", "", "scale only: the lowdim `executable` to measure (default: this one)"),
 	}
+	fs.Var(&s.lambdas, "lambdas", "scale only: comma-separated λ `values` of the trade-off (default 0,0.1,0.3,0.5,0.7,1; 0,0.5,1 with -quick)")
 	fs.Var(&s.scalingN, "scaling-n", "scale only: comma-separated `sizes` of the scaling table (default 10k,30k,100k,300k,1M; 10k,30k with -quick)")
 	return s
 }
@@ -79,7 +108,7 @@ func (s *scaleReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "parts", "runs", "max-n", "tradeoff-n", "scaling-n", "rscript", "lowdim":
+		case "parts", "runs", "max-n", "tradeoff-n", "scaling-n", "lambdas", "rscript", "lowdim":
 			if paper != "scale" {
 				bad = append(bad, "-"+f.Name)
 			}
@@ -109,7 +138,7 @@ func (s *scaleReproduceFlags) run(ctx context.Context, e *env, fs *flag.FlagSet,
 		}
 	})
 	cfg := scale.Config{DataDir: data, Binary: *s.lowdimB, Rscript: *s.rscript, Seed: seed, Runs: *s.runs,
-		MaxN: *s.maxN, TradeOffN: *s.tdN, N: n, ScalingN: s.scalingN, Log: e.stderr}
+		MaxN: *s.maxN, TradeOffN: *s.tdN, N: n, ScalingN: s.scalingN, Lambdas: s.lambdas, Log: e.stderr}
 	for _, p := range strings.Split(parts, ",") {
 		cfg.Parts = append(cfg.Parts, strings.TrimSpace(p))
 	}
@@ -123,7 +152,9 @@ func (s *scaleReproduceFlags) run(ctx context.Context, e *env, fs *flag.FlagSet,
 		if cfg.ScalingN == nil {
 			cfg.ScalingN = []int{10000, 30000}
 		}
-		cfg.Lambdas = []float64{0, 0.5, 1}
+		if cfg.Lambdas == nil {
+			cfg.Lambdas = []float64{0, 0.5, 1}
+		}
 		if cfg.Runs == 0 {
 			cfg.Runs = 1
 		}

@@ -5,7 +5,7 @@
 //     against Rtsne (Barnes–Hut, θ 0.5, perplexity 30, 1,000 iterations, 2 threads, through
 //     Rscript and the embedded rtsne.R) on the same CSV: wall time, peak RSS, T(20) and the
 //     5-NN error of each map, medians over the runs, and the maps.
-//   - The NeRV trade-off: -method tnerv (and nerv, exact, up to GaussianNeRVMax rows) over a λ grid at one MNIST size, with the mean
+//   - The NeRV trade-off: -method nerv and tnerv over a λ grid at one MNIST size, with the mean
 //     smoothed precision and recall losses of lowdim eval, next to the t-SNE map's.
 //   - Scaling: t-SNE on a seeded Gaussian mixture in 50-D for n = 10k … 1M, wall and peak RSS,
 //     and the least-squares slope of log time against log n.

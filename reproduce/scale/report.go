@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 
+	"github.com/lowdim/lowdim/nerv"
 	"github.com/lowdim/lowdim/reproduce"
 	"github.com/lowdim/lowdim/viz"
 )
@@ -179,13 +180,10 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 	if len(r.Trade) > 0 {
 		p("## 2. The NeRV trade-off on MNIST (n = %s)\n\n", thousands(c.TradeOffN))
-		methods := "`lowdim embed -method nerv` (exact) and `-method tnerv`"
-		if !gaussianNeRVRuns(&c) {
-			methods = "`lowdim embed -method tnerv`"
-		}
+		methods := "`lowdim embed -method nerv` and `-method tnerv`"
 		p("%s with `-lambda λ` for λ ∈ %s, one run each, against the t-SNE map of the same rows. Smaller losses are better; λ = 0 is all precision (KL(q‖p)), λ = 1 all recall (KL(p‖q)).\n\n", methods, grid(c.Lambdas))
-		if !gaussianNeRVRuns(&c) {
-			p("Gaussian NeRV is left out: with λ < 1 it has no approximate path (`nerv/doc.go`, \"Why not Gaussian NeRV\"), and its exact path costs O(n²) per step: it runs up to %s rows.\n\n", thousands(GaussianNeRVMax))
+		if c.TradeOffN > nerv.ApproxMin {
+			p("Above %s rows NeRV runs on its FFT grid path (`nerv/doc.go`, \"Gaussian NeRV at scale\"), t-NeRV on the Barnes–Hut path.\n\n", thousands(nerv.ApproxMin))
 		}
 		var t strings.Builder
 		reproduce.TableHead(&t, "method", false, "λ", "wall", "peak RSS", "smoothed precision loss", "smoothed recall loss", "T(20)", "5-NN error")

@@ -55,7 +55,7 @@ type Config struct {
 	ScalingN []int
 	// MaxN drops the scaling sizes above it; 0 means no bound.
 	MaxN int
-	// Approx passes -approx to every lowdim embed but Gaussian NeRV's (the fast path even below nerv.ApproxMin; the
+	// Approx passes -approx to every lowdim embed (the fast path even below nerv.ApproxMin; the
 	// sizes of the full report are above it anyway, so this is for small test runs).
 	Approx bool
 	// Seed is passed to every embedding (lowdim -seed, Rtsne's set.seed) and seeds the mixture.
@@ -370,7 +370,7 @@ func (c *Config) embedArgs(method string, lambda float64, in, out, plot string, 
 	if plot != "" {
 		a = append(a, "-plot", plot)
 	}
-	if c.Approx && method != "nerv" { // Gaussian NeRV has no approximate path below λ = 1
+	if c.Approx {
 		a = append(a, "-approx")
 	}
 	return append(append(a, extra...), in)
@@ -584,9 +584,6 @@ func (r *Report) runTradeOff(ctx context.Context, c *Config, all *dataset.Set, t
 	}
 	r.Trade = append(r.Trade, *tsne)
 	for _, method := range []string{"nerv", "tnerv"} {
-		if method == "nerv" && !gaussianNeRVRuns(c) {
-			continue
-		}
 		for _, l := range c.Lambdas {
 			mapName := ""
 			if l == 0.1 {
@@ -601,15 +598,6 @@ func (r *Report) runTradeOff(ctx context.Context, c *Config, all *dataset.Set, t
 	}
 	return nil
 }
-
-// gaussianNeRVRuns reports whether the trade-off includes Gaussian NeRV, which runs exact (λ < 1
-// has no approximate path: nerv/doc.go, "Why not Gaussian NeRV") and so only up to
-// GaussianNeRVMax rows.
-func gaussianNeRVRuns(c *Config) bool { return c.TradeOffN <= GaussianNeRVMax }
-
-// GaussianNeRVMax is the largest trade-off size with Gaussian NeRV rows: its exact fit of the first
-// 3,000 MNIST digits takes half a minute on 2 cores, of 5,000 about (5/3)² times that.
-const GaussianNeRVMax = 5000
 
 func (r *Report) runScaling(ctx context.Context, c *Config, tmp string) error {
 	var logN, logT []float64
