@@ -68,23 +68,7 @@ func (a *approx) initGauss(normalise bool) {
 	for i, s := range sp.sigma2 {
 		g.beta[i] = 1 / s
 	}
-	cnt := make([]int, n+1)
-	for _, j := range sp.idx {
-		cnt[j+1]++
-	}
-	g.tptr = make([]int, n+1)
-	for i := range n {
-		g.tptr[i+1] = g.tptr[i] + cnt[i+1]
-	}
-	g.tent, g.tsrc = make([]int32, len(sp.idx)), make([]int32, len(sp.idx))
-	fill := append([]int(nil), g.tptr[:n]...)
-	for j := range n {
-		for m := sp.ptr[j]; m < sp.ptr[j+1]; m++ {
-			i := sp.idx[m]
-			g.tent[fill[i]], g.tsrc[fill[i]] = int32(m), int32(j)
-			fill[i]++
-		}
-	}
+	g.tptr, g.tent, g.tsrc = sp.transpose()
 	g.coef = make([]float64, len(sp.idx))
 	g.ra, g.rb, g.dc = make([]float64, n), make([]float64, n), make([]float64, n)
 	g.cf = make([]float64, n*dim)

@@ -93,6 +93,26 @@ type rowSums struct {
 	xv       []float64 // Σ k (y_i − y_j) u'ᵀ, 2×hp
 }
 
+// add adds source j's terms with kernel value k at squared distance r and offset (dx, dy) = y_i − y_j
+// (nu = ν_j, u = u'_j).
+func (rs *rowSums) add(k, r, dx, dy, nu float64, u []float64) {
+	hp := len(u)
+	rs.z += k
+	rs.s += k * r
+	rs.nz += k * nu
+	rs.v[0] += k * dx
+	rs.v[1] += k * dy
+	rs.u[0] += k * r * dx
+	rs.u[1] += k * r * dy
+	rs.nv[0] += k * nu * dx
+	rs.nv[1] += k * nu * dy
+	for t, v := range u {
+		rs.x[t] += k * v
+		rs.xv[t] += k * dx * v
+		rs.xv[hp+t] += k * dy * v
+	}
+}
+
 // Defaults of the grid path; gridIsolated is explained at gridNeRV.
 const (
 	DefaultGridPCs    = 30
@@ -149,23 +169,7 @@ func newGridNeRV(ctx context.Context, x *mat.Dense, sp *sparseP, lam float64, no
 			g.ga[m] = a - g.atilde(i, j)
 		}
 	}
-	cnt := make([]int, n+1)
-	for _, j := range sp.idx {
-		cnt[j+1]++
-	}
-	g.tptr = make([]int, n+1)
-	for i := range n {
-		g.tptr[i+1] = g.tptr[i] + cnt[i+1]
-	}
-	g.tent, g.tsrc = make([]int32, len(sp.idx)), make([]int32, len(sp.idx))
-	fill := append([]int(nil), g.tptr[:n]...)
-	for j := range n {
-		for m := sp.ptr[j]; m < sp.ptr[j+1]; m++ {
-			i := sp.idx[m]
-			g.tent[fill[i]], g.tsrc[fill[i]] = int32(m), int32(j)
-			fill[i]++
-		}
-	}
+	g.tptr, g.tent, g.tsrc = sp.transpose()
 	g.lpts = make([][]int32, len(g.lb))
 	for i, l := range g.lvl {
 		g.lpts[l] = append(g.lpts[l], int32(i))
@@ -405,21 +409,7 @@ func (g *gridNeRV) outsideRows(y []float64, c float64) {
 				if b*r > skipExp {
 					continue
 				}
-				k := math.Exp(-b * r)
-				rs.z += k
-				rs.s += k * r
-				rs.nz += k * g.nu[j]
-				rs.v[0] += k * dx
-				rs.v[1] += k * dy
-				rs.u[0] += k * r * dx
-				rs.u[1] += k * r * dy
-				rs.nv[0] += k * g.nu[j] * dx
-				rs.nv[1] += k * g.nu[j] * dy
-				for t, v := range g.u[j*hp : (j+1)*hp] {
-					rs.x[t] += k * v
-					rs.xv[t] += k * dx * v
-					rs.xv[hp+t] += k * dy * v
-				}
+				rs.add(math.Exp(-b*r), r, dx, dy, g.nu[j], g.u[j*hp:(j+1)*hp])
 			}
 		}
 	})
@@ -788,22 +778,7 @@ func (g *gridNeRV) direct(y []float64, i int, b float64, rs *rowSums) float64 {
 		if e > skipExp {
 			continue
 		}
-		k := math.Exp(-e)
-		rs.z += k
-		rs.s += k * r
-		rs.nz += k * g.nu[j]
-		rs.v[0] += k * dx
-		rs.v[1] += k * dy
-		rs.u[0] += k * r * dx
-		rs.u[1] += k * r * dy
-		rs.nv[0] += k * g.nu[j] * dx
-		rs.nv[1] += k * g.nu[j] * dy
-		uj := g.u[j*hp : (j+1)*hp]
-		for t, v := range uj {
-			rs.x[t] += k * v
-			rs.xv[t] += k * dx * v
-			rs.xv[hp+t] += k * dy * v
-		}
+		rs.add(math.Exp(-e), r, dx, dy, g.nu[j], g.u[j*hp:(j+1)*hp])
 	}
 	return r0
 }

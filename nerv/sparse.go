@@ -339,6 +339,30 @@ func (sp *sparseP) logp(m int) float64 {
 }
 
 // eps returns log ε for row i.
+// transpose returns the graph by columns: the rows j that list i are tsrc[tptr[i]:tptr[i+1]], and
+// tent holds the numbers of those entries in sp.idx.
+func (sp *sparseP) transpose() (tptr []int, tent, tsrc []int32) {
+	n := sp.n
+	cnt := make([]int, n+1)
+	for _, j := range sp.idx {
+		cnt[j+1]++
+	}
+	tptr = make([]int, n+1)
+	for i := range n {
+		tptr[i+1] = tptr[i] + cnt[i+1]
+	}
+	tent, tsrc = make([]int32, len(sp.idx)), make([]int32, len(sp.idx))
+	fill := append([]int(nil), tptr[:n]...)
+	for j := range n {
+		for m := sp.ptr[j]; m < sp.ptr[j+1]; m++ {
+			i := sp.idx[m]
+			tent[fill[i]], tsrc[fill[i]] = int32(m), int32(j)
+			fill[i]++
+		}
+	}
+	return tptr, tent, tsrc
+}
+
 func (sp *sparseP) eps(i int) float64 {
 	if len(sp.logEps) == 1 {
 		return sp.logEps[0]
