@@ -25,6 +25,8 @@
 //	              baseline/internal/classes (label checks), linmap (the model), stochnb (NCA/MCML sums)
 //	baseline/sisomap  supervised Isomap (label-aware dissimilarities, geodesics, classical MDS; an
 //	              RBF network places new rows)
+//	baseline/mre  multiple relational embedding: SNE-type divergences of a feature relation and a
+//	              class relation under a learnt diagonal scale (unlabelled rows in the first only)
 //	internal/minibatch  the worker pool, block split and Adam step of hope and ptsne
 //	ptsne         parametric t-SNE: a network trained on mini-batch t-SNE costs, with Transform
 //	baseline/isomap, laplacian, lle (standard, Hessian, LTSA), mds (SMACOF, Sammon, CCA, CDA,

@@ -210,6 +210,68 @@ func TestFitSeparable(t *testing.T) {
 	}
 }
 
+// TestFitKFold: with ValidationFolds the candidates are scored by k-fold cross-validation. On
+// well-separated blobs the chosen mixture classifies fresh rows as well as the one-split choice,
+// the result does not depend on anything but the seed, and the folds hold out every row of a
+// class with more than one row exactly once, in folds whose sizes differ by at most one.
+func TestFitKFold(t *testing.T) {
+	train := blobs(300, 4, 3, 12, 7)
+	test := blobs(600, 4, 3, 12, 7).Subset(seq(300, 600))
+	dm := DiscriminativeMixture{Seed: 3, ValidationFolds: 5}
+	m := fitBlobs(t, dm, train)
+	if len(m.Validation) < 5 {
+		t.Errorf("validation table has %d entries", len(m.Validation))
+	}
+	one := fitBlobs(t, DiscriminativeMixture{Seed: 3}, train)
+	// Five fits per candidate, each of at least one L-BFGS iteration.
+	if m.Validation[0].Iterations < 5 || m.Validation[0].Iterations <= one.Validation[0].Iterations {
+		t.Errorf("5-fold candidate took %d iterations, one split %d: are the folds fitted?", m.Validation[0].Iterations, one.Validation[0].Iterations)
+	}
+	// As TestFitSeparable: the Bayes error of these blobs is essentially 0.
+	if wrong := misclassified(t, m, test); wrong > 3 {
+		t.Errorf("%d of 300 fresh rows misclassified", wrong)
+	}
+	again := fitBlobs(t, dm, train)
+	a, _ := m.MarshalBinary()
+	b, _ := again.MarshalBinary()
+	if !bytes.Equal(a, b) {
+		t.Error("same seed, different model")
+	}
+
+	// The folds themselves: 3 classes of 7, 5 and 1 rows into 4 folds.
+	td := &trainingData{h: 1, k: 3}
+	for c, n := range []int{7, 5, 1} {
+		for range n {
+			td.x = append(td.x, 0)
+			td.labels = append(td.labels, c)
+		}
+	}
+	tr, held := kfold(td, rand.New(rand.NewPCG(1, 2)), 4)
+	seen := make([]int, td.n())
+	lo, hi := td.n(), 0
+	for f := range held {
+		lo, hi = min(lo, len(held[f])), max(hi, len(held[f]))
+		if len(tr[f])+len(held[f]) != td.n() {
+			t.Errorf("fold %d: %d training + %d held-out rows of %d", f, len(tr[f]), len(held[f]), td.n())
+		}
+		for _, i := range held[f] {
+			seen[i]++
+		}
+	}
+	for i, c := range seen {
+		want := 1
+		if td.labels[i] == 2 { // the class of one row stays in every training part
+			want = 0
+		}
+		if c != want {
+			t.Errorf("row %d (class %d) held out %d times, want %d", i, td.labels[i], c, want)
+		}
+	}
+	if hi-lo > 1 {
+		t.Errorf("fold sizes %d…%d differ by more than one", lo, hi)
+	}
+}
+
 func seq(lo, hi int) []int {
 	s := make([]int, 0, hi-lo)
 	for i := lo; i < hi; i++ {
@@ -274,6 +336,8 @@ func TestFitErrors(t *testing.T) {
 		{"validation fraction", DiscriminativeMixture{ValidationFraction: 0.9}, good},
 		{"iterations", DiscriminativeMixture{MaxIterations: -3}, good},
 		{"precision", DiscriminativeMixture{LogitPrecision: math.Inf(1)}, good},
+		{"negative folds", DiscriminativeMixture{ValidationFolds: -2}, good},
+		{"folds > rows", DiscriminativeMixture{ValidationFolds: 61}, good},
 	} {
 		_, err := tc.dm.Fit(context.Background(), tc.d)
 		if !errors.Is(err, dataset.ErrInvalid) {

@@ -217,7 +217,7 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	if paper == "hope" {
 		var bad []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" || f.Name == "starts" {
+			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" || f.Name == "starts" || f.Name == "only" {
 				bad = append(bad, "-"+f.Name)
 			}
 		})

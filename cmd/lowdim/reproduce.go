@@ -38,7 +38,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    mle.md. About 2 minutes on 2 busy cores; -quick some seconds.\n"+
 			scaleReproduceHelp+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
-			"after the paper's name. -folds, -scurve and -starts belong to nerv only, -n to nerv and scale. Progress goes to\n"+
+			"after the paper's name. -folds, -only, -scurve and -starts belong to nerv only, -n to nerv and scale. Progress goes to\n"+
 			"standard error.", e)
 	var (
 		out     = fs.String("o", "", "output `DIR` (default reproduce-PAPER: reproduce-nerv, reproduce-pe, …)")
@@ -50,6 +50,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		folds   = fs.Int("folds", 0, "nerv only: cross-validation folds (default 10; 3 with -quick)")
 		starts  = fs.Int("starts", 0, "nerv only: random starts NeRV is refitted from at every λ of Table 2 besides the PCA start, the best F kept as in the paper (default 5; none with -quick; -1 none)")
 		workers = fs.Int("workers", 0, "goroutines per fit (default: the number of CPUs)")
+		only    = fs.String("only", "", "nerv only: comma-separated experiments to run, of table2, supervised (§5) and tradeoff (default all)")
 	)
 	fs.Var(&n, "n", "nerv: rows per random subset (default 1500; 300 with -quick); scale: comma-separated MNIST `sizes` (default 10k,20k,70k; 5000 with -quick)")
 	hr := registerHOPEReproduce(fs)
@@ -101,7 +102,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 	if paper == "pe" || paper == "mle" {
 		var nervOnly []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" || f.Name == "starts" {
+			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" || f.Name == "starts" || f.Name == "only" {
 				nervOnly = append(nervOnly, "-"+f.Name)
 			}
 		})
@@ -134,6 +135,14 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	cfg := nervpaper.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: nervN, Folds: *folds, RandomStarts: *starts, Workers: *workers, Log: e.stderr}
+	if *only != "" {
+		cfg.Parts = strings.Split(*only, ",")
+		for _, p := range cfg.Parts {
+			if !slices.Contains(nervpaper.Parts, p) {
+				return usagef("-only: expected a comma-separated list of %s, found %q", strings.Join(nervpaper.Parts, ", "), p)
+			}
+		}
+	}
 	r, err := nervpaper.Run(ctx, cfg, command)
 	if err != nil {
 		return err

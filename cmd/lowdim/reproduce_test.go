@@ -29,6 +29,12 @@ func TestReproduceUsage(t *testing.T) {
 		{"reproduce", "scale", "-runs", "-1"},
 		{"reproduce", "scale", "-parts", "mnist,speed", "-lowdim", "/nonexistent"},
 		{"reproduce", "scale", "-n", "80000", "-lowdim", "/nonexistent"},
+		// -only names nerv's experiments and belongs to nerv.
+		{"reproduce", "nerv", "-only", "table3"},
+		{"reproduce", "nerv", "-only", "supervised,"},
+		{"reproduce", "pe", "-only", "supervised"},
+		{"reproduce", "scale", "-only", "supervised"},
+		{"reproduce", "hope", "-only", "supervised"},
 	} {
 		if _, stderr, status := runCLI(t, "", args...); status != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, status, stderr)

@@ -112,7 +112,7 @@ func (s *scaleReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 			if paper != "scale" {
 				bad = append(bad, "-"+f.Name)
 			}
-		case "folds", "scurve", "starts", "budget", "optimizer", "no-augment":
+		case "folds", "scurve", "starts", "only", "budget", "optimizer", "no-augment":
 			if paper == "scale" {
 				bad = append(bad, "-"+f.Name)
 			}

@@ -11,10 +11,10 @@ import (
 )
 
 // smallOnly names the methods TestEmbedSameSeedSameBytes leaves out: their default fits of the
-// 1797 digits take minutes on a loaded machine (MCML, LMNN, NCA: O(n²) per evaluation;
+// 1797 digits take minutes on a loaded machine (MCML, LMNN, NCA, MRE: O(n²) per evaluation;
 // pt-SNE's 500–500–2000 network), or refuse them (S-Isomap's graph splits by class). They are
 // checked here on 90 rows.
-var smallOnly = map[string]bool{"nca": true, "mcml": true, "lmnn": true, "sisomap": true, "ptsne": true}
+var smallOnly = map[string]bool{"nca": true, "mcml": true, "lmnn": true, "sisomap": true, "ptsne": true, "mre": true}
 
 // blobsCSV writes 90 rows of 5 features in 3 overlapping Gaussian classes with a label column.
 func blobsCSV(t *testing.T, labels bool) string {
@@ -48,7 +48,7 @@ func blobsCSV(t *testing.T, labels bool) string {
 // status 2.
 func TestSupervisedMethods(t *testing.T) {
 	in, bare := blobsCSV(t, true), blobsCSV(t, false)
-	for _, method := range []string{"lda", "nca", "mcml", "lpp", "lmnn", "sisomap", "ptsne"} {
+	for _, method := range []string{"lda", "nca", "mcml", "lpp", "lmnn", "sisomap", "ptsne", "mre"} {
 		args := []string{"embed", "-method", method, "-seed", "7", in}
 		a, stderr, s1 := runCLI(t, "", args...)
 		b, _, s2 := runCLI(t, "", args...)

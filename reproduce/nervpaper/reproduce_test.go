@@ -2,6 +2,7 @@ package nervpaper
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,9 +108,9 @@ func TestQuickReport(t *testing.T) {
 		}
 	}
 	for _, s := range r.Supervised {
-		// SNeRV at two λ, PE, PCA, NCA and S-Isomap (with a K per fold).
-		if len(s.Methods) != 6 || s.Methods[2].Method != "PE" || s.Methods[4].Method != "NCA" || s.Methods[5].Method != "S-Isomap" || len(s.SIsomapK) != 3 {
-			t.Errorf("%s: methods %v (S-Isomap K %v), want SNeRV ×2, PE, PCA, NCA, S-Isomap and 3 K", s.Data, s.Methods, s.SIsomapK)
+		// SNeRV at two λ, PE, PCA, NCA, S-Isomap (with a K per fold) and MRE.
+		if len(s.Methods) != 7 || s.Methods[2].Method != "PE" || s.Methods[4].Method != "NCA" || s.Methods[5].Method != "S-Isomap" || s.Methods[6].Method != "MRE" || len(s.SIsomapK) != 3 {
+			t.Errorf("%s: methods %v (S-Isomap K %v), want SNeRV ×2, PE, PCA, NCA, S-Isomap, MRE and 3 K", s.Data, s.Methods, s.SIsomapK)
 		}
 		if s.Best == s.Second || !(s.Test.P >= 0 && s.Test.P <= 1) {
 			t.Errorf("%s: best %d second %d p %v", s.Data, s.Best, s.Second, s.Test.P)
@@ -130,7 +131,7 @@ func TestQuickReport(t *testing.T) {
 	}
 	text := string(md)
 	for _, want := range []string{"## 1. Unsupervised", "## 2. Supervised", "## 3. The precision–recall trade-off",
-		"Machine:", "Seed 1", "Command: `go test`", "total wall time", "13 most frequent", "p-value", "| PE |"} {
+		"Machine:", "Seed 1", "Command: `go test`", "total wall time", "13 most frequent", "p-value", "| PE |", "| MRE |", "Setup checked against the paper", "internal 3-fold cross-validation"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -142,6 +143,36 @@ func TestQuickReport(t *testing.T) {
 	}
 	// Every linked figure exists and is a PNG.
 	reprotest.CheckFiguresAndNumbers(t, out, text, 3+3+2+4, 50)
+}
+
+// TestOnlySupervised: Parts selects the experiments — §5 alone loads only its two data sets and
+// writes neither §1 nor §3 — and an unknown or empty selection is refused before any data are
+// read.
+func TestOnlySupervised(t *testing.T) {
+	for _, parts := range [][]string{{"table3"}, {}} {
+		_, err := Run(context.Background(), Config{DataDir: t.TempDir(), Quick: true, Parts: parts}, "go test")
+		if !errors.Is(err, dataset.ErrInvalid) {
+			t.Errorf("parts %q: error %v, want ErrInvalid", parts, err)
+		}
+	}
+	if testing.Short() {
+		t.Skip("runs §5 on small subsets; skipped under -short")
+	}
+	c := Config{DataDir: reprotest.DataDir(t), Seed: 1, Quick: true, N: 100, Folds: 2, Parts: []string{"supervised"}}
+	r, err := Run(context.Background(), c, "go test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Unsupervised) != 0 || len(r.Supervised) != 2 || r.SCurve != nil {
+		t.Fatalf("%d unsupervised, %d supervised results, S-curve %v; want §5 alone", len(r.Unsupervised), len(r.Supervised), r.SCurve != nil)
+	}
+	var b strings.Builder
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if text := b.String(); strings.Contains(text, "## 1.") || strings.Contains(text, "## 3.") || !strings.Contains(text, "## 2. Supervised") {
+		t.Error("the report of §5 alone has the wrong sections")
+	}
 }
 
 // TestSNeRVMatchesNervSupervised checks that the composed SNeRV gives nerv.Supervised's embedding.

@@ -1,0 +1,232 @@
+package mre
+
+import (
+	"context"
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// objective evaluates E and its gradient at x = (y_1, …, y_n, r²) (row-major latent points,
+// then the class relation's scales). It keeps the last point's value and gradient, since
+// gonum/optimize asks for them separately.
+//
+// The feature relation's P¹ enters only through S = P¹ + P¹ᵀ: because d_ij = d_ji,
+// Σ_ij P¹_ij d_ij = ½ Σ_ij S_ij d_ij, and the gradient needs P¹_ij + P¹_ji; so S replaces P¹
+// in memory and every pass reads rows only.
+type objective struct {
+	s       *mat.Dense // P¹ + P¹ᵀ
+	c1      float64    // Σ_ij P¹_ij log P¹_ij
+	labels  []int      // class of each row in the class relation, −1 outside it; nil: no relation
+	size    []float64  // n_c − 1 for the class of each row in the relation
+	c2      float64    // Σ_i Σ_j P²_ij log P²_ij over the rows in the relation
+	w       float64
+	n, dim  int
+	workers int
+
+	x, grad           []float64
+	f                 float64
+	err               error
+	logZ1, logZ2      []float64
+	invZ1, invZ2      []float64 // exp(−log Z): pass 2's q_ij = exp(−d_ij)·invZ_i when nothing overflows
+	rowCost, rowScale []float64 // per row: cost terms; class-scale gradient terms (n×dim)
+}
+
+// newObjective takes over p (P¹, overwritten by S).
+func newObjective(p *mat.Dense, labels []int, w float64, dim, workers int) *objective {
+	n, _ := p.Dims()
+	o := &objective{s: p, labels: labels, w: w, n: n, dim: dim, workers: workers,
+		grad: make([]float64, n*dim+dim), logZ1: make([]float64, n), logZ2: make([]float64, n),
+		invZ1: make([]float64, n), invZ2: make([]float64, n),
+		rowCost: make([]float64, n), rowScale: make([]float64, n*dim)}
+	for i := range n {
+		for _, v := range p.RawRowView(i) {
+			if v > 0 {
+				o.c1 += v * math.Log(v)
+			}
+		}
+	}
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			v := p.At(i, j) + p.At(j, i)
+			p.Set(i, j, v)
+			p.Set(j, i, v)
+		}
+	}
+	if labels != nil {
+		count := map[int]int{}
+		for _, l := range labels {
+			if l >= 0 {
+				count[l]++
+			}
+		}
+		o.size = make([]float64, n)
+		for i, l := range labels {
+			if l >= 0 {
+				o.size[i] = float64(count[l] - 1)
+				o.c2 -= math.Log(o.size[i])
+			}
+		}
+	}
+	return o
+}
+
+// cost returns E at x and leaves its gradient in o.grad.
+func (o *objective) cost(ctx context.Context, x []float64) (float64, error) {
+	if o.x != nil && slices.Equal(o.x, x) {
+		return o.f, o.err
+	}
+	o.x = append(o.x[:0], x...)
+	o.f, o.err = o.eval(ctx, x)
+	return o.f, o.err
+}
+
+func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
+	n, dim := o.n, o.dim
+	y, r := x[:n*dim], x[n*dim:]
+	r2 := make([]float64, dim)
+	for a, v := range r {
+		r2[a] = v * v
+	}
+	// Pass 1: the normalisers log Z_i of both relations and each row's cost terms.
+	err := parallel(ctx, n, o.workers, func(lo, hi int) {
+		d := make([]float64, n)
+		for i := lo; i < hi; i++ {
+			yi := y[i*dim : i*dim+dim]
+			srow := o.s.RawRowView(i)
+			var half float64
+			for j := range n {
+				var s float64
+				for a, v := range yi {
+					t := v - y[j*dim+a]
+					s += t * t
+				}
+				d[j] = s
+				half += srow[j] * s
+			}
+			o.logZ1[i] = logSumExpNeg(d, i, nil, -1)
+			o.rowCost[i] = half/2 + o.logZ1[i]
+			if o.labels == nil || o.labels[i] < 0 {
+				continue
+			}
+			ci := o.labels[i]
+			var same float64
+			for j := range n {
+				var s float64
+				for a, v := range yi {
+					t := v - y[j*dim+a]
+					s += r2[a] * t * t
+				}
+				d[j] = s
+				if j != i && o.labels[j] == ci {
+					same += s
+				}
+			}
+			o.logZ2[i] = logSumExpNeg(d, i, o.labels, 0)
+			o.rowCost[i] += o.w * (same/o.size[i] + o.logZ2[i])
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	for i := range n {
+		o.invZ1[i], o.invZ2[i] = math.Exp(-o.logZ1[i]), math.Exp(-o.logZ2[i])
+	}
+	// Pass 2: each row's gradient, from its own and its neighbours' normalisers.
+	g := o.grad
+	err = parallel(ctx, n, o.workers, func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			yi := y[i*dim : i*dim+dim]
+			gi := g[i*dim : i*dim+dim]
+			clear(gi)
+			rs := o.rowScale[i*dim : i*dim+dim]
+			clear(rs)
+			srow := o.s.RawRowView(i)
+			in2 := o.labels != nil && o.labels[i] >= 0
+			for j := range n {
+				if j == i {
+					continue
+				}
+				var d1, d2 float64
+				for a, v := range yi {
+					t := v - y[j*dim+a]
+					d1 += t * t
+					d2 += r2[a] * t * t
+				}
+				qij, qji := qPair(d1, o.logZ1[i], o.logZ1[j], o.invZ1[i], o.invZ1[j])
+				c := 2 * (srow[j] - qij - qji)
+				var c2, own float64
+				if in2 && o.labels[j] >= 0 {
+					var p float64
+					if o.labels[j] == o.labels[i] {
+						p = 1 / o.size[i]
+					}
+					qij, qji := qPair(d2, o.logZ2[i], o.logZ2[j], o.invZ2[i], o.invZ2[j])
+					c2 = 2 * o.w * (2*p - qij - qji)
+					own = 2 * o.w * (p - qij)
+				}
+				for a, v := range yi {
+					t := v - y[j*dim+a]
+					gi[a] += (c + c2*r2[a]) * t
+					rs[a] += own * t * t
+				}
+			}
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	f := o.c1
+	if o.labels != nil {
+		f += o.w * o.c2
+	}
+	gr := g[n*dim:]
+	clear(gr)
+	for i := range n {
+		f += o.rowCost[i]
+		for a := range dim {
+			gr[a] += o.rowScale[i*dim+a]
+		}
+	}
+	for a := range dim {
+		gr[a] *= r[a]
+	}
+	return f, nil
+}
+
+// qPair returns q_ij = exp(−d − log Z_i) and q_ji = exp(−d − log Z_j). The exponential is the
+// cost of the gradient pass, so one exp(−d) serves both when neither it nor exp(−log Z)
+// leaves the range of float64 (log Z ≥ −m, m the row's smallest d, so that holds unless a
+// row's nearest neighbour is more than about 26 kernel widths away); otherwise each is
+// computed apart.
+func qPair(d, lzi, lzj, izi, izj float64) (qij, qji float64) {
+	if d < 700 && lzi > -700 && lzj > -700 {
+		e := math.Exp(-d)
+		return e * izi, e * izj
+	}
+	return math.Exp(-d - lzi), math.Exp(-d - lzj)
+}
+
+// logSumExpNeg returns log Σ_{j≠i} exp(−d_j), over the j with labels[j] ≥ from when labels
+// is not nil. It sums exp(−d_j) directly when the smallest d_j is below 700 (no underflow of
+// the largest term) and shifts by the smallest d_j otherwise.
+func logSumExpNeg(d []float64, i int, labels []int, from int) float64 {
+	var z float64
+	m := math.Inf(1)
+	for j, v := range d {
+		if v < m && j != i && (labels == nil || labels[j] >= from) {
+			m = v
+		}
+	}
+	shift := 0.0
+	if m >= 700 {
+		shift = m
+	}
+	for j, v := range d {
+		if j != i && (labels == nil || labels[j] >= from) {
+			z += math.Exp(shift - v)
+		}
+	}
+	return -shift + math.Log(z)
+}
