@@ -333,19 +333,13 @@ func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 				lam = run.Lambda()
 			}
 		}
-		lf.mu.Lock()
-		lf.busy = false
-		if err != nil {
-			if ctx.Err() == nil {
-				lf.state, lf.err = "failed", err.Error()
-			}
-			lf.mu.Unlock()
-			return
+		var y *mat.Dense
+		if err == nil {
+			y = res.Y
 		}
-		buf, finite := appendFloat32s(nil, res.Y)
-		if !finite {
-			lf.state, lf.err = "failed", fmt.Sprintf("the layout left float32's range (%g)", maxAbs(res.Y))
-			lf.mu.Unlock()
+		lf.mu.Lock()
+		buf, ok := lf.endRound(ctx, err, y)
+		if !ok {
 			return
 		}
 		if run != nil {
@@ -364,4 +358,25 @@ func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 		lf.mu.Unlock()
 		first = false
 	}
+}
+
+// endRound ends a live round under lf.mu, which the caller holds: a failed step (unless the fit
+// was cancelled) or a layout beyond float32's range ends the fit and releases lf.mu; otherwise it
+// returns the layout y as float32s, lf.mu still held.
+func (lf *liveFit) endRound(ctx context.Context, err error, y *mat.Dense) ([]byte, bool) {
+	lf.busy = false
+	if err != nil {
+		if ctx.Err() == nil {
+			lf.state, lf.err = "failed", err.Error()
+		}
+		lf.mu.Unlock()
+		return nil, false
+	}
+	buf, finite := appendFloat32s(nil, y)
+	if !finite {
+		lf.state, lf.err = "failed", fmt.Sprintf("the layout left float32's range (%g)", maxAbs(y))
+		lf.mu.Unlock()
+		return nil, false
+	}
+	return buf, true
 }

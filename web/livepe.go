@@ -6,6 +6,8 @@ import (
 	"net/http"
 	"time"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/lowdim/lowdim/pe"
 )
 
@@ -66,19 +68,13 @@ func (h *Handler) runLivePE(ctx context.Context, lf *liveFit) {
 		if err == nil {
 			res, err = run.Result()
 		}
-		lf.mu.Lock()
-		lf.busy = false
-		if err != nil {
-			if ctx.Err() == nil {
-				lf.state, lf.err = "failed", err.Error()
-			}
-			lf.mu.Unlock()
-			return
+		var y *mat.Dense
+		if err == nil {
+			y = res.Y
 		}
-		buf, finite := appendFloat32s(nil, res.Y)
-		if !finite {
-			lf.state, lf.err = "failed", fmt.Sprintf("the layout left float32's range (%g)", maxAbs(res.Y))
-			lf.mu.Unlock()
+		lf.mu.Lock()
+		buf, ok := lf.endRound(ctx, err, y)
+		if !ok {
 			return
 		}
 		lf.iters = run.Iterations()
