@@ -2,6 +2,7 @@ package nerv
 
 import (
 	"context"
+	"fmt"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -25,6 +26,13 @@ import (
 // Iterations), bit for bit, and for t-SNE the first Step alone, in any number of Steps (see
 // TestRunEqualsFit). The input probabilities (k-NN graph, σ_i) are computed once, by Begin.
 //
+// A Run of Gaussian NeRV (Variant Gaussian, 2-D, from the rows) runs Fit's two phases: the t-SNE
+// layout of the same graph by gradient descent (Steps count its iterations, exaggeration first),
+// then NeRV's cost on the grid path (approx_grid.go) by conjugate gradients, a Step of k running
+// ⌈k/10⌉ CG iterations (each about ten gradient-descent iterations' work) with the CG restarted
+// each Step; SetLambda sets NeRV's λ without touching the t-SNE phase. Restarting CG every Step
+// loses its conjugacy, so this phase does not compute Fit's layout bit for bit, only its cost.
+//
 // A Run is not safe for concurrent use.
 type Run struct {
 	e       Embedder
@@ -39,16 +47,25 @@ type Run struct {
 	lambda  float64
 	iters   int // iterations in all
 	res     Result
+	gauss   *gaussRun // Gaussian NeRV, or nil
 }
 
-// Begin prepares a Run of e (Variant StudentT) on d: the k-NN graph, the input probabilities and
+// gaussRun is what a Run of Gaussian NeRV keeps besides the t-SNE phase's state.
+type gaussRun struct {
+	g      *gridNeRV
+	tsne   int  // iterations of the t-SNE phase
+	inNeRV bool // the t-SNE phase is over
+}
+
+// Begin prepares a Run of e on d: the k-NN graph, the input probabilities and
 // the starting layout (Start, or as Fit starts), with no iteration done. The Run is on the
-// approximate path whatever n and Path say (it is the path that can continue), and its λ is 1
-// until SetLambda; e.Lambda is not used.
+// approximate path whatever n and Path say (it is the path that can continue). A t-SNE or
+// t-NeRV Run has λ = 1 until SetLambda (e.Lambda is not used); a Gaussian NeRV Run starts with
+// e.Lambda for its NeRV phase.
 func (e Embedder) Begin(ctx context.Context, d *dataset.Set) (*Run, error) {
 	who := e.name()
-	if e.Variant != StudentT {
-		return nil, dataset.Invalidf("%s: a continuable fit is t-SNE or t-NeRV (Variant StudentT): NeRV has no approximate path", who)
+	if e.Variant == Gaussian {
+		return e.beginGauss(ctx, d, who)
 	}
 	e.Lambda = Lambda(1)
 	st, err := e.resolve(d, who)
@@ -70,10 +87,76 @@ func (e Embedder) Begin(ctx context.Context, d *dataset.Set) (*Run, error) {
 	return r, nil
 }
 
+// beginGauss is Begin for Gaussian NeRV: the conditional P for NeRV's cost and the joint one for
+// the t-SNE phase, from one k-NN graph.
+func (e Embedder) beginGauss(ctx context.Context, d *dataset.Set, who string) (*Run, error) {
+	st, err := e.resolve(d, who)
+	if err != nil {
+		return nil, err
+	}
+	lam := st.lam
+	if st.dim != 2 || d == nil || d.X == nil || e.Graph != nil || e.Distances != nil {
+		return nil, dataset.Invalidf("%s: a continuable NeRV fit needs the data rows and a 2-D output (its grid path)", who)
+	}
+	in, err := e.prepareApprox(ctx, d, who, st.n, st.k, st.dim, true, st.workers)
+	if err != nil {
+		return nil, err
+	}
+	tsp, err := newSparseP(ctx, in.g, in.mean, st.k, e.Calibration, true, false, in.rowSq, st.workers)
+	if err != nil {
+		return nil, err
+	}
+	y, err := e.approxStart(ctx, in.x, in.start, st.n, st.dim, in.mean, true)
+	if err != nil {
+		return nil, err
+	}
+	gn, err := newGridNeRV(ctx, in.x, in.sp, lam, !e.RawScale, DefaultGridPCs, DefaultGridLevels, st.workers)
+	if err != nil {
+		return nil, err
+	}
+	r := &Run{e: e, n: st.n, dim: st.dim, workers: st.workers, y: y, lambda: lam,
+		res: Result{Sigma2: in.sp.sigma2, Storage: fmt.Sprintf("k-NN graph (k = %d), FFT grid in %d bandwidth levels", in.graphK, len(gn.lb))}}
+	r.a = newApprox(tsp, r.dim, 1, true, e.theta(), r.workers)
+	r.gd = newGD(len(y), e.schedule(r.n, e.ExaggerationIterations))
+	r.gauss = &gaussRun{g: gn, tsne: r.gd.s.exagIters + r.gd.s.iters}
+	return r, nil
+}
+
+// stepGauss is Step for Gaussian NeRV.
+func (r *Run) stepGauss(ctx context.Context, iters int) error {
+	gr := r.gauss
+	if !gr.inNeRV {
+		start := r.gd.it
+		to := min(start+iters, gr.tsne)
+		var report lowdim.Progress
+		if progress := r.e.Progress; progress != nil {
+			report = func(stage string, done, _ int) { progress(stage, done-start, to-start) }
+		}
+		_, _, _, err := r.gd.run(ctx, r.y, r.dim, to, to, r.a.eval, report)
+		r.iters += r.gd.it - start
+		if r.gd.it >= gr.tsne {
+			gr.inNeRV = true
+		}
+		return err
+	}
+	k := (iters + 9) / 10
+	var res Result
+	opt := &optimizer{ev: gaussCost(gr.g.eval), ctx: ctx, res: &res, progress: r.e.Progress, total: k}
+	// gonum counts the starting point as a major iteration: k + 1 of them take k steps.
+	err := opt.minimize(r.y, k+1, 0)
+	if err == nil {
+		r.iters += k
+	}
+	return err
+}
+
 // Step runs iters more iterations (Progress receives ("nerv", done, iters) after each). When
 // ctx ends it stops between two iterations and returns ctx's error; the Run stays valid and
 // continues from there.
 func (r *Run) Step(ctx context.Context, iters int) error {
+	if r.gauss != nil {
+		return r.stepGauss(ctx, iters)
+	}
 	eval := r.a.eval
 	var augErr error
 	// t-NeRV's precision term sees the layout's own neighbours too (sparseP.augment), as in Fit.
@@ -113,6 +196,10 @@ func (r *Run) SetLambda(lam float64) error {
 		return nil
 	}
 	r.lambda = lam
+	if r.gauss != nil {
+		r.gauss.g.lam = lam // from the next NeRV iteration; the t-SNE phase is λ-free
+		return nil
+	}
 	r.a = newApprox(r.sp, r.dim, lam, true, r.e.theta(), r.workers)
 	r.calls = 0
 	r.gd = newGD(len(r.y), r.e.schedule(r.n, -1))
@@ -125,6 +212,10 @@ func (r *Run) Lambda() float64 { return r.lambda }
 // Iterations returns the iterations run in all.
 func (r *Run) Iterations() int { return r.iters }
 
+// InNeRV reports whether a Run of Gaussian NeRV is past its t-SNE phase (false for t-SNE and
+// t-NeRV).
+func (r *Run) InNeRV() bool { return r.gauss != nil && r.gauss.inNeRV }
+
 // Exaggerating reports whether the next iteration is one of early exaggeration.
 func (r *Run) Exaggerating() bool { return r.gd.it < r.gd.s.exagIters }
 
@@ -132,9 +223,13 @@ func (r *Run) Exaggerating() bool { return r.gd.it < r.gd.s.exagIters }
 // λ, as Fit reports them; it costs one evaluation.
 func (r *Run) Result() *Result {
 	res := r.res
-	r.a.allTerms = true
-	res.Cost, res.Precision, res.Recall = r.a.eval(r.y, make([]float64, len(r.y)), 1)
-	r.a.allTerms = false
+	if r.gauss != nil && r.gauss.inNeRV {
+		res.Cost, res.Precision, res.Recall = r.gauss.g.eval(r.y, make([]float64, len(r.y)), 1)
+	} else {
+		r.a.allTerms = true
+		res.Cost, res.Precision, res.Recall = r.a.eval(r.y, make([]float64, len(r.y)), 1)
+		r.a.allTerms = false
+	}
 	res.Y = mat.NewDense(r.n, r.dim, append([]float64(nil), r.y...))
 	res.Iterations = r.iters
 	return &res

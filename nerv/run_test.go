@@ -3,11 +3,13 @@ package nerv
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/neighbors"
 )
 
 // A Run stepped in pieces computes Fit's layout bit for bit: t-SNE in three steps that cut
@@ -96,8 +98,8 @@ func TestRunEqualsFit(t *testing.T) {
 	})
 
 	t.Run("refused", func(t *testing.T) {
-		if _, err := (Embedder{}).Begin(ctx, d); err == nil {
-			t.Error("a Run of Gaussian NeRV")
+		if _, err := (Embedder{Graph: &neighbors.Graph{N: 1}}).Begin(ctx, d); err == nil {
+			t.Error("a Run of Gaussian NeRV from a graph alone")
 		}
 		r, err := base.Begin(ctx, d)
 		if err != nil {
@@ -120,4 +122,46 @@ func maxDiff(a, b *mat.Dense) float64 {
 		m = math.Max(m, math.Abs(v-b.RawMatrix().Data[i]))
 	}
 	return m
+}
+
+// A Run of Gaussian NeRV runs the t-SNE phase by Steps of gradient descent, then NeRV's cost on
+// the grid path: its cost falls from Step to Step, λ changes between Steps, and it needs the rows
+// and a 2-D output.
+func TestRunGaussian(t *testing.T) {
+	d := dataset.Digits().Subset(seq(800))
+	lam := 0.1
+	e := Embedder{Lambda: &lam, ExaggerationIterations: 30, Seed: 1}
+	r, err := e.Begin(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tsne := 30 + DefaultApproxIterations
+	if err := r.Step(context.Background(), tsne-10); err != nil || r.InNeRV() {
+		t.Fatalf("t-SNE phase: %v, in NeRV's phase after %d of %d iterations: %v", err, tsne-10, tsne, r.InNeRV())
+	}
+	if err := r.Step(context.Background(), 50); err != nil || !r.InNeRV() || r.Iterations() != tsne {
+		t.Fatalf("end of the t-SNE phase: %v, in NeRV's phase %v, %d iterations (want %d: a Step stops where the phase ends)", err, r.InNeRV(), r.Iterations(), tsne)
+	}
+	c0 := r.Result().Cost
+	for k := 1; k <= 3; k++ { // one CG iteration a Step, as the live page steps it
+		if err := r.Step(context.Background(), 10); err != nil {
+			t.Fatal(err)
+		}
+		c := r.Result().Cost
+		if !(c < c0) || r.Iterations() != tsne+k {
+			t.Errorf("NeRV's phase, Step %d: cost %g from %g; %d iterations (want %d)", k, c, c0, r.Iterations(), tsne+k)
+		}
+		c0 = c
+	}
+	res := r.Result()
+	if err := r.SetLambda(0.9); err != nil {
+		t.Fatal(err)
+	}
+	if c := r.Result().Cost; math.Abs(c-(0.9*res.Recall+0.1*res.Precision)) > 1e-9*math.Abs(c) {
+		t.Errorf("λ = 0.9 at the same layout: cost %g, want 0.9·%g + 0.1·%g", c, res.Recall, res.Precision)
+	}
+	three := Embedder{Lambda: &lam, Dim: 3}
+	if _, err := three.Begin(context.Background(), d); err == nil || !strings.Contains(err.Error(), "2-D output") {
+		t.Errorf("a 3-D Gaussian Run: %v", err)
+	}
 }

@@ -139,8 +139,9 @@ type dataJSON struct {
 	Image     []int          `json:"image,omitempty"`      // width and height of a row's picture
 	Words     bool           `json:"words"`                // rows are word counts
 	Names     bool           `json:"has_names"`            // rows have names
-	LiveMax   int            `json:"live_max"`             // the most records a live NeRV fit takes
-	LiveFast  int            `json:"live_max_fast"`        // and a live t-NeRV or t-SNE fit
+	LiveMax   int            `json:"live_max"`             // the most records a live fit takes on the exact path
+	LiveFast  int            `json:"live_max_fast"`        // a live t-NeRV or t-SNE fit
+	LiveNeRV  int            `json:"live_max_nerv"`        // and a live Gaussian NeRV fit
 	LiveStart *liveStartJSON `json:"live_start,omitempty"` // the live fit each page starts with
 	// NoPE says why the page cannot run a live PE fit ("" when it can).
 	NoPE string `json:"live_pe_unavailable,omitempty"`
@@ -158,7 +159,7 @@ func (h *Handler) getData(w http.ResponseWriter, r *http.Request) {
 		Title: h.cfg.Title, N: h.n, H: d.Dim(), Features: d.FeatureNames, Classes: d.ClassNames,
 		Labelled: d.Labels != nil, ReadOnly: h.fixed != nil, Method: h.cfg.Interactive.Method.String(),
 		Sample: h.quality(), Sampled: h.sample != nil, Neighbors: h.cfg.Neighbors, MaxBody: h.cfg.MaxBody,
-		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord, Views: h.viewNames(), Dims: h.dims, Words: h.cfg.Words, Names: d.RowNames != nil, LiveMax: LiveMax, LiveFast: LiveMaxFast, LiveStart: h.liveStart(),
+		MaxCtrl: h.cfg.MaxControls, MaxCoord: MaxCoord, Views: h.viewNames(), Dims: h.dims, Words: h.cfg.Words, Names: d.RowNames != nil, LiveMax: LiveMax, LiveFast: LiveMaxFast, LiveNeRV: LiveMaxNeRV, LiveStart: h.liveStart(),
 		Image: imageDims(h.cfg.Image), NoPE: errorText(h.livePE()),
 	})
 }

@@ -32,8 +32,9 @@
 // rounds, plotting both cost terms: up to LiveMax records on the exact path (a few CG iterations
 // a round), and t-NeRV and t-SNE above it, up to LiveMaxFast, on the approximate one (a
 // nerv.Run: the k-NN graph and P computed once, ten gradient-descent iterations a round, early
-// exaggeration once at the start, at λ = 1, then the slider's λ). Gaussian NeRV has no fast path:
-// above LiveMax the page offers t-NeRV and t-SNE only and says why. PE (Parametric Embedding
+// exaggeration once at the start, at λ = 1, then the slider's λ). Gaussian NeRV above LiveMax,
+// up to LiveMaxNeRV, runs on its grid path: a nerv.Run of t-SNE's iterations, ten a round, then
+// one conjugate-gradient iteration of NeRV's cost on the FFT grid a round at the slider's λ. PE (Parametric Embedding
 // of Data.Posteriors, settings in Config.PE) runs live too, up to LiveMaxFast records: a pe.Run,
 // one L-BFGS iteration on the class points a round (every object solved for them), through
 // Fit's own warm-up and restarts to the very layout lowdim embed -method pe computes; it has no

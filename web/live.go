@@ -15,11 +15,17 @@ import (
 	"github.com/lowdim/lowdim/nerv"
 )
 
-// LiveMax is the most records a live NeRV fit takes: Gaussian NeRV with λ < 1 has only the
-// exact path of package nerv (O(n²) a step). t-NeRV and t-SNE take it too up to LiveMax records
-// and the approximate path (k-NN graph, Barnes–Hut; nerv.Run, which continues exactly where it
-// stopped, early exaggeration once) above it, up to LiveMaxFast records.
+// LiveMax is the most records a live fit takes on the exact path of package nerv (O(n²) a step);
+// above it t-NeRV and t-SNE take the approximate path (k-NN graph, Barnes–Hut; nerv.Run, which
+// continues exactly where it stopped, early exaggeration once) up to LiveMaxFast records, and
+// Gaussian NeRV its grid path (a nerv.Run: t-SNE's iterations first, then NeRV's conjugate
+// gradients on the FFT grid) up to LiveMaxNeRV.
 const LiveMax = nerv.ApproxMin
+
+// LiveMaxNeRV is the most records a live Gaussian NeRV fit takes: at MNIST's 70,000 one of its
+// NeRV rounds (a CG iteration, about two evaluations on the grid) takes a second or two on two
+// cores, and it grows linearly.
+var LiveMaxNeRV = 200_000
 
 // LiveMaxFast is the most records a live t-NeRV or t-SNE fit takes: each of its iterations
 // costs O(n log n) (about 0.1 s at MNIST's 70,000 on two cores), a million takes seconds.
@@ -149,7 +155,7 @@ func (h *Handler) postLive(w http.ResponseWriter, r *http.Request, s *session) e
 		}
 		ctx, cancel := context.WithCancel(h.ctx)
 		lf = &liveFit{state: "running", variant: variant, lambda: lam, cancel: cancel, wake: make(chan struct{}, 1),
-			fast: variant == nerv.StudentT && h.n > LiveMax, pe: b.Variant == "pe"}
+			fast: b.Variant != "pe" && h.n > LiveMax, pe: b.Variant == "pe"}
 		lf.exag = lf.fast && !lf.pe
 		s.live = lf
 		if lf.pe {
@@ -205,8 +211,11 @@ func (h *Handler) postLive(w http.ResponseWriter, r *http.Request, s *session) e
 func (h *Handler) liveVariant(v string) (nerv.Variant, error) {
 	switch v {
 	case "", "nerv":
-		if h.n > LiveMax {
-			return 0, errorf(http.StatusConflict, "a live NeRV fit takes at most %d records: Gaussian NeRV has no fast path (only the exact one, O(n²) a step); this data set has %d: choose t-NeRV or t-SNE, which take up to %d", LiveMax, h.n, LiveMaxFast)
+		if h.n > LiveMaxNeRV {
+			return 0, errorf(http.StatusConflict, "a live NeRV fit takes at most %d records (on its grid path each round costs O(n)); this data set has %d: choose t-NeRV or t-SNE, which take up to %d", LiveMaxNeRV, h.n, LiveMaxFast)
+		}
+		if h.n > LiveMax && h.cfg.Data.X == nil {
+			return 0, errorf(http.StatusConflict, "a live NeRV fit of more than %d records runs on its grid path, which needs the data rows", LiveMax)
 		}
 		return nerv.Gaussian, nil
 	case "tnerv", "tsne":
@@ -276,7 +285,8 @@ func (s *session) livePositions() []byte {
 // nerv fit of liveChunk CG iterations from the last positions (annealing σ_i in the first only);
 // on the approximate path one nerv.Run, begun once (the k-NN graph, P), steps liveIters
 // iterations at a time, so that early exaggeration runs once, in its first iterations (at λ =
-// 1: λ applies once it is over), and λ changes continue from the current layout.
+// 1: λ applies once it is over), and λ changes continue from the current layout. Gaussian NeRV's
+// Run takes t-SNE's iterations first, then one CG iteration on the grid a round (nerv.Run).
 func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 	first := true
 	var run *nerv.Run
@@ -319,7 +329,7 @@ func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 			}
 		default:
 			if run == nil {
-				e := nerv.Embedder{Variant: nerv.StudentT, Seed: h.cfg.Seed, Workers: h.cfg.Workers, Progress: progress}
+				e := nerv.Embedder{Variant: lf.variant, Lambda: nerv.Lambda(lam), Seed: h.cfg.Seed, Workers: h.cfg.Workers, Progress: progress}
 				run, err = e.Begin(ctx, h.cfg.Data)
 			}
 			if err == nil && !run.Exaggerating() {

@@ -80,19 +80,33 @@ func TestLive(t *testing.T) {
 	}
 }
 
-// Above LiveMax records NeRV is refused (it has no fast path) and t-NeRV runs on the
-// approximate path: early exaggeration once, ten iterations a round, λ taken once it is over,
-// continuing from the current layout; tsne is t-NeRV at λ = 1.
+// Above LiveMax records t-NeRV runs on the approximate path: early exaggeration once, ten
+// iterations a round, λ taken once it is over, continuing from the current layout; tsne is t-NeRV
+// at λ = 1. Gaussian NeRV runs on its grid path: t-SNE's iterations, then NeRV's.
 func TestLiveFast(t *testing.T) {
 	h := newHandler(t, Config{Data: synthetic(LiveMax+1, 5, 4, 1), Sample: 200})
 	s := newSession(t, h)
-	if rec := postJSON(t, h, s+"/live", `{"action": "start"}`); rec.Code != http.StatusConflict || !strings.Contains(rec.Body.String(), "no fast path") {
-		t.Errorf("a live NeRV fit of %d records: %d %s", LiveMax+1, rec.Code, rec.Body)
+	if rec := postJSON(t, h, s+"/live", `{"action": "start", "lambda": 0.2}`); rec.Code != http.StatusOK {
+		t.Fatalf("a live NeRV fit of %d records: %d %s", LiveMax+1, rec.Code, rec.Body)
 	}
+	st := waitLive(t, h, s, func(st liveJSON) bool { return st.Round >= 1 })
+	if st.Path != "approximate" || st.History[0].Iterations != liveIters {
+		t.Errorf("NeRV live at %d records: path %q, %d iterations in the first round", LiveMax+1, st.Path, st.History[0].Iterations)
+	}
+	if !testing.Short() {
+		// past t-SNE's 750 iterations NeRV's rounds lower NeRV's cost at λ = 0.2
+		tsne := (nerv.DefaultExagIterations + nerv.DefaultApproxIterations) / liveIters
+		st = waitLive(t, h, s, func(st liveJSON) bool { return st.Round >= tsne+3 })
+		a, b := st.History[tsne], st.History[len(st.History)-1]
+		if a.Lambda != 0.2 || !(b.Cost < a.Cost) {
+			t.Errorf("NeRV's rounds: λ %v, cost %g then %g", a.Lambda, a.Cost, b.Cost)
+		}
+	}
+	postJSON(t, h, s+"/live", `{"action": "stop"}`)
 	if rec := postJSON(t, h, s+"/live", `{"action": "start", "variant": "tsne"}`); rec.Code != http.StatusOK {
 		t.Fatalf("start t-SNE: %d %s", rec.Code, rec.Body)
 	}
-	st := waitLive(t, h, s, func(st liveJSON) bool { return st.Round >= 2 })
+	st = waitLive(t, h, s, func(st liveJSON) bool { return st.Round >= 2 })
 	if st.Path != "approximate" || st.Lambda != 1 || !st.Exag || st.History[1].Iterations != 2*liveIters {
 		t.Errorf("t-SNE live: path %q, λ %v, exaggerating %v, %d iterations after 2 rounds", st.Path, st.Lambda, st.Exag, st.History[1].Iterations)
 	}
@@ -116,8 +130,11 @@ func TestLiveFast(t *testing.T) {
 
 func TestLiveTooLarge(t *testing.T) {
 	h := newHandler(t, Config{Data: synthetic(LiveMax+1, 3, 2, 1)})
-	if _, err := New(Config{Data: synthetic(LiveMax+1, 3, 2, 1), Live: LiveStart{Variant: "nerv"}}); err == nil || !strings.Contains(err.Error(), "no fast path") {
-		t.Errorf("Config.Live NeRV at %d records: %v", LiveMax+1, err)
+	old := LiveMaxNeRV
+	LiveMaxNeRV = LiveMax
+	defer func() { LiveMaxNeRV = old }()
+	if _, err := New(Config{Data: synthetic(LiveMax+1, 3, 2, 1), Live: LiveStart{Variant: "nerv"}}); err == nil || !strings.Contains(err.Error(), "at most") {
+		t.Errorf("Config.Live NeRV at %d records, above LiveMaxNeRV: %v", LiveMax+1, err)
 	}
 	if _, err := New(Config{Data: synthetic(10, 3, 2, 1), Live: LiveStart{Variant: "pca"}}); err == nil {
 		t.Error("Config.Live pca")

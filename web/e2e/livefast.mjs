@@ -27,7 +27,7 @@ try {
   await waitReady(page);
   const n = await page.evaluate(() => window.lowdim.state.n);
   assert.equal(n, 10000);
-  assert.ok(await page.evaluate(() => document.querySelector('#variant option[value=nerv]').disabled), 'NeRV is not offered at n = 10,000');
+  assert.ok(!(await page.evaluate(() => document.querySelector('#variant option[value=nerv]').disabled)), 'NeRV is offered at n = 10,000 (its grid path)');
   assert.equal(await page.inputValue('#variant'), 'tsne', 'the variant the server starts');
 
   // It starts by itself; its progress shows while the first round computes and after.
@@ -74,6 +74,21 @@ try {
   await waitRound(page, p1.round + 2);
   const r1 = await liveNow(page);
   assert.equal(r1.iterations, 10 * r1.round, 'resumed where it stopped, no iteration lost or repeated');
+  await page.click('#live-stop');
+  await page.waitForFunction(() => window.lowdim.state.liveState.state === 'stopped');
+
+  // Gaussian NeRV at 10,000 records: its grid path, t-SNE's 750 iterations (75 rounds) first,
+  // then NeRV's rounds, whose cost at λ falls.
+  await page.selectOption('#variant', 'nerv');
+  await page.evaluate(() => { const l = document.getElementById('lambda'); l.value = '0.1'; l.dispatchEvent(new Event('input')); });
+  await page.click('#live-start');
+  await page.waitForFunction(() => window.lowdim.state.liveState && window.lowdim.state.liveState.variant === 'nerv' && window.lowdim.state.liveState.round >= 1, null, { timeout: 60000 });
+  await waitRound(page, 78);
+  const nv = await liveNow(page);
+  const h = nv.history;
+  assert.equal(nv.path, 'approximate');
+  assert.equal(h[h.length - 1].lambda, 0.1);
+  assert.ok(h[h.length - 1].cost < h[75].cost, `NeRV's cost falls on the grid: ${h[75].cost} at round 76, ${h[h.length - 1].cost} at round ${nv.round}`);
   await page.click('#live-stop');
   await page.waitForFunction(() => window.lowdim.state.liveState.state === 'stopped');
   assert.deepEqual(problems, [], 'the page logged errors');

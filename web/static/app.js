@@ -1156,11 +1156,16 @@ async function start() {
     $('live-start').disabled = true;
     $('livenote').textContent = `A live fit takes at most ${S.meta.live_max_fast} records; this data set has ${S.n}: fit it with lowdim embed and show it with -embedding.`;
   } else if (S.n > S.meta.live_max) {
-    // Gaussian NeRV has no fast path: t-NeRV and t-SNE only, on the approximate path.
-    $('variant').querySelector('option[value=nerv]').disabled = true;
-    $('variant').value = 'tnerv';
-    $('livenote').textContent = `NeRV (Gaussian) has no fast path: it runs live on at most ${S.meta.live_max} records, and this data set has ${S.n}. ` +
-      `t-NeRV and t-SNE run on the approximate path (k-NN graph, Barnes–Hut): their first iterations form the clusters at λ = 1 with early exaggeration, then λ applies.`;
+    // Above the exact path's size every variant runs on its fast path; Gaussian NeRV up to its own bound.
+    let note = `t-NeRV and t-SNE run on the approximate path (k-NN graph, Barnes–Hut): their first iterations form the clusters at λ = 1 with early exaggeration, then λ applies. `;
+    if (S.n > S.meta.live_max_nerv) {
+      $('variant').querySelector('option[value=nerv]').disabled = true;
+      $('variant').value = 'tnerv';
+      note += `NeRV (Gaussian) runs live on at most ${S.meta.live_max_nerv} records, and this data set has ${S.n}.`;
+    } else {
+      note += `NeRV (Gaussian) runs on its FFT grid: t-SNE's iterations first, then one conjugate-gradient iteration of NeRV's cost at λ a round.`;
+    }
+    $('livenote').textContent = note;
   }
   if (S.meta.live_pe_unavailable) { // PE needs posteriors: the option says why it is off
     const o = $('variant').querySelector('option[value=pe]');
