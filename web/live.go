@@ -297,17 +297,7 @@ func (h *Handler) runLive(ctx context.Context, lf *liveFit) {
 	}
 	for {
 		lf.mu.Lock()
-		for lf.state == "paused" || lf.state == "converged" {
-			lf.mu.Unlock()
-			select {
-			case <-ctx.Done():
-				return
-			case <-lf.wake:
-			}
-			lf.mu.Lock()
-		}
-		if lf.state != "running" {
-			lf.mu.Unlock()
+		if !lf.waitRunning(ctx) {
 			return
 		}
 		lam := lf.lambda
@@ -389,4 +379,24 @@ func (lf *liveFit) endRound(ctx context.Context, err error, y *mat.Dense) ([]byt
 		return nil, false
 	}
 	return buf, true
+}
+
+// waitRunning waits under lf.mu, which the caller holds, while the fit is paused or converged; it
+// returns true, lf.mu held, once the fit runs, and false, lf.mu released, once it is stopped or
+// ctx ends.
+func (lf *liveFit) waitRunning(ctx context.Context) bool {
+	for lf.state == "paused" || lf.state == "converged" {
+		lf.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return false
+		case <-lf.wake:
+		}
+		lf.mu.Lock()
+	}
+	if lf.state != "running" {
+		lf.mu.Unlock()
+		return false
+	}
+	return true
 }

@@ -89,17 +89,7 @@ func (h *Handler) runLivePE(ctx context.Context, lf *liveFit) {
 		if run.Done() && lf.state == "running" {
 			lf.state = "converged"
 		}
-		for lf.state == "paused" || lf.state == "converged" {
-			lf.mu.Unlock()
-			select {
-			case <-ctx.Done():
-				return
-			case <-lf.wake:
-			}
-			lf.mu.Lock()
-		}
-		if lf.state != "running" {
-			lf.mu.Unlock()
+		if !lf.waitRunning(ctx) {
 			return
 		}
 		lf.busy = true

@@ -86,6 +86,7 @@ type scaleReproduceFlags struct {
 	runs, maxN, tdN  *int
 	scalingN         intList
 	lambdas          floatList
+	tradeMethods     *string
 	rscript, lowdimB *string
 }
 
@@ -98,6 +99,7 @@ func registerScaleReproduce(fs *flag.FlagSet) *scaleReproduceFlags {
 		rscript: fs.String("rscript", "Rscript", "scale only: the R front end that runs Rtsne"),
 		lowdimB: fs.String("lowdim", "", "scale only: the lowdim `executable` to measure (default: this one)"),
 	}
+	s.tradeMethods = fs.String("tradeoff-methods", "nerv,tnerv", "scale only: comma-separated `methods` of the trade-off (nerv, tnerv)")
 	fs.Var(&s.lambdas, "lambdas", "scale only: comma-separated λ `values` of the trade-off (default 0,0.1,0.3,0.5,0.7,1; 0,0.5,1 with -quick)")
 	fs.Var(&s.scalingN, "scaling-n", "scale only: comma-separated `sizes` of the scaling table (default 10k,30k,100k,300k,1M; 10k,30k with -quick)")
 	return s
@@ -108,7 +110,7 @@ func (s *scaleReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	var bad []string
 	fs.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "parts", "runs", "max-n", "tradeoff-n", "scaling-n", "lambdas", "rscript", "lowdim":
+		case "parts", "runs", "max-n", "tradeoff-n", "scaling-n", "lambdas", "tradeoff-methods", "rscript", "lowdim":
 			if paper != "scale" {
 				bad = append(bad, "-"+f.Name)
 			}
@@ -141,6 +143,9 @@ func (s *scaleReproduceFlags) run(ctx context.Context, e *env, fs *flag.FlagSet,
 		MaxN: *s.maxN, TradeOffN: *s.tdN, N: n, ScalingN: s.scalingN, Lambdas: s.lambdas, Log: e.stderr}
 	for _, p := range strings.Split(parts, ",") {
 		cfg.Parts = append(cfg.Parts, strings.TrimSpace(p))
+	}
+	for _, m := range strings.Split(*s.tradeMethods, ",") {
+		cfg.TradeMethods = append(cfg.TradeMethods, strings.TrimSpace(m))
 	}
 	if quick {
 		if cfg.N == nil {

@@ -180,7 +180,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 
 	if len(r.Trade) > 0 {
 		p("## 2. The NeRV trade-off on MNIST (n = %s)\n\n", thousands(c.TradeOffN))
+		var ms []string
+		for _, m := range c.TradeMethods {
+			ms = append(ms, "`-method "+m+"`")
+		}
 		methods := "`lowdim embed -method nerv` and `-method tnerv`"
+		if len(ms) > 0 {
+			methods = "`lowdim embed` " + strings.Join(ms, " and ")
+		}
 		p("%s with `-lambda λ` for λ ∈ %s, one run each, against the t-SNE map of the same rows. Smaller losses are better; λ = 0 is all precision (KL(q‖p)), λ = 1 all recall (KL(p‖q)).\n\n", methods, grid(c.Lambdas))
 		if c.TradeOffN > nerv.ApproxMin {
 			p("Above %s rows NeRV runs on its FFT grid path (`nerv/doc.go`, \"Gaussian NeRV at scale\"), t-NeRV on the Barnes–Hut path.\n\n", thousands(nerv.ApproxMin))

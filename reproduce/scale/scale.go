@@ -51,6 +51,8 @@ type Config struct {
 	TradeOffN int
 	// Lambdas is the λ grid of the trade-off; nil means 0, 0.1, 0.3, 0.5, 0.7, 1.
 	Lambdas []float64
+	// TradeMethods are the methods of the trade-off, of nerv and tnerv; nil means both.
+	TradeMethods []string
 	// ScalingN lists the sizes of the scaling table; nil means 10k, 30k, 100k, 300k, 1M.
 	ScalingN []int
 	// MaxN drops the scaling sizes above it; 0 means no bound.
@@ -583,7 +585,14 @@ func (r *Report) runTradeOff(ctx context.Context, c *Config, all *dataset.Set, t
 		tsne = &row
 	}
 	r.Trade = append(r.Trade, *tsne)
-	for _, method := range []string{"nerv", "tnerv"} {
+	methods := c.TradeMethods
+	if methods == nil {
+		methods = []string{"nerv", "tnerv"}
+	}
+	for _, method := range methods {
+		if method != "nerv" && method != "tnerv" {
+			return dataset.Invalidf("scale: trade-off method %q; expected nerv or tnerv", method)
+		}
 		for _, l := range c.Lambdas {
 			mapName := ""
 			if l == 0.1 {
