@@ -91,7 +91,11 @@ func TestGridConvergesToDirect(t *testing.T) {
 // The grid path's layout is the same bytes for any number of workers and GOMAXPROCS: every grid is
 // filled by one goroutine in point order and every sum is added in a fixed order.
 func TestGridDeterministicAcrossWorkers(t *testing.T) {
-	d := dataset.Digits().Subset(seq(500))
+	n := 500
+	if raceEnabled {
+		n = 200
+	}
+	d := dataset.Digits().Subset(seq(n))
 	lam := 0.1
 	var ref []float64
 	for _, c := range []struct{ procs, workers int }{{1, 1}, {2, 2}, {4, 3}} {
@@ -117,6 +121,9 @@ func TestGridDeterministicAcrossWorkers(t *testing.T) {
 // and dredviz report) than the t-SNE map of the same rows. (Its recall loss came out lower too:
 // 1.81 against 2.03 on all 1,797 digits after 20 iterations.)
 func TestGridNeRVImprovesPrecision(t *testing.T) {
+	if raceEnabled {
+		t.Skip("two fits of 1,000 digits: .ci/run runs this without the race detector")
+	}
 	d := dataset.Digits().Subset(seq(1000))
 	ctx := context.Background()
 	iters := 10
@@ -150,6 +157,9 @@ func TestGridNeRVImprovesPrecision(t *testing.T) {
 // the grids cover the central points and the far one is summed directly, so the gradient keeps
 // the accuracy it has without the outlier.
 func TestGridFarOutlier(t *testing.T) {
+	if raceEnabled {
+		t.Skip("direct sums over 1,200 rows: .ci/run runs this without the race detector")
+	}
 	const n = 1200
 	ctx := context.Background()
 	d := dataset.Digits().Subset(seq(n))

@@ -128,7 +128,11 @@ func maxDiff(a, b *mat.Dense) float64 {
 // the grid path: its cost falls from Step to Step, λ changes between Steps, and it needs the rows
 // and a 2-D output.
 func TestRunGaussian(t *testing.T) {
-	d := dataset.Digits().Subset(seq(800))
+	n := 800
+	if raceEnabled {
+		n = 300
+	}
+	d := dataset.Digits().Subset(seq(n))
 	lam := 0.1
 	e := Embedder{Lambda: &lam, ExaggerationIterations: 30, Seed: 1}
 	r, err := e.Begin(context.Background(), d)

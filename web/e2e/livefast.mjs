@@ -77,18 +77,16 @@ try {
   await page.click('#live-stop');
   await page.waitForFunction(() => window.lowdim.state.liveState.state === 'stopped');
 
-  // Gaussian NeRV at 10,000 records: its grid path, t-SNE's 750 iterations (75 rounds) first,
-  // then NeRV's rounds, whose cost at λ falls.
+  // Gaussian NeRV at 10,000 records starts from the page on its grid path (t-SNE's 750
+  // iterations first, ten a round; web's TestLiveFast follows a fit past them to NeRV's rounds).
   await page.selectOption('#variant', 'nerv');
   await page.evaluate(() => { const l = document.getElementById('lambda'); l.value = '0.1'; l.dispatchEvent(new Event('input')); });
   await page.click('#live-start');
-  await page.waitForFunction(() => window.lowdim.state.liveState && window.lowdim.state.liveState.variant === 'nerv' && window.lowdim.state.liveState.round >= 1, null, { timeout: 60000 });
-  await waitRound(page, 78);
+  await page.waitForFunction(() => window.lowdim.state.liveState && window.lowdim.state.liveState.variant === 'nerv' && window.lowdim.state.liveState.round >= 3, null, { timeout: 240000 });
   const nv = await liveNow(page);
-  const h = nv.history;
   assert.equal(nv.path, 'approximate');
-  assert.equal(h[h.length - 1].lambda, 0.1);
-  assert.ok(h[h.length - 1].cost < h[75].cost, `NeRV's cost falls on the grid: ${h[75].cost} at round 76, ${h[h.length - 1].cost} at round ${nv.round}`);
+  assert.equal(nv.lambda, 0.1);
+  assert.equal(nv.history[2].iterations, 30, 'ten of t-SNE\'s iterations a round');
   await page.click('#live-stop');
   await page.waitForFunction(() => window.lowdim.state.liveState.state === 'stopped');
   assert.deepEqual(problems, [], 'the page logged errors');
