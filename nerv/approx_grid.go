@@ -810,15 +810,6 @@ func (g *gridNeRV) directColumn(y []float64, j int, b float64) {
 	}
 }
 
-func anyRow(n int, q func(int) bool) bool {
-	for i := range n {
-		if q(i) {
-			return true
-		}
-	}
-	return false
-}
-
 // spreadTasks spreads the channels of chg onto the grids dst, in as many groups as there are
 // workers, while one more task runs extra (the grids of charge 1 or B̃).
 func (g *gridNeRV) spreadTasks(gr *grid2, dst [][]complex128, chg []float64, nch, n int, pts []int32, extra func()) {
