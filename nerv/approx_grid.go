@@ -83,6 +83,8 @@ type gridNeRV struct {
 	rowChg     []float64 // per row [ν, u'_1..u'_hp], the row sums' charges
 	colChg     []float64 // per row [α, C̃, C̃u'_1..hp], the column sums' charges
 	ones       []float64
+	lspec      [][][]complex128 // per level its kernels' spectra (level)
+	placed     []bool           // per level: placed and transformed in this evaluation
 }
 
 // rowSums are one row's grid sums (rowSums.x and xv hold hp values each).
@@ -256,6 +258,32 @@ func (g *gridNeRV) buffers(k, f int) ([][]complex128, [][]complex128) {
 		g.spec[t] = g.spec[t][:f*f]
 	}
 	return g.buf[:k], g.spec
+}
+
+// level returns level l's grid, placed for layout y, and its six kernel spectra at bandwidth b,
+// computed once per evaluation for the row and the column sums both.
+func (g *gridNeRV) level(y []float64, l int, b float64) (*grid2, [][]complex128) {
+	gr := &g.grids[l]
+	if len(g.lspec) != len(g.lb) {
+		g.lspec, g.placed = make([][][]complex128, len(g.lb)), make([]bool, len(g.lb))
+	}
+	if g.placed[l] {
+		return gr, g.lspec[l]
+	}
+	gr.place(y, g.n, g.p, g.gamma/math.Sqrt(2*b), g.maxNodes, g.boxLo, g.boxExt, g.inBox)
+	f := gr.f
+	if len(g.lspec[l]) == 0 {
+		g.lspec[l] = make([][]complex128, 6)
+	}
+	for k, sp := range g.lspec[l] {
+		if cap(sp) < f*f {
+			sp = make([]complex128, f*f)
+		}
+		g.lspec[l][k] = sp[:f*f]
+	}
+	g.kernels(gr, g.lspec[l], b)
+	g.placed[l] = true
+	return gr, g.lspec[l]
 }
 
 // kernels fills the six spectra of level bandwidth b: K0+iK1, Kx+iKy, Kxr+iKyr, K0, Kx, Ky
@@ -498,6 +526,7 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		c = 1 / (m * m)
 	}
 	g.setBox(y)
+	clear(g.placed)
 	// Row sums, level by level (none when every row is summed directly).
 	for l, lb := range g.lb {
 		if math.IsInf(g.isoZ, 1) {
@@ -507,15 +536,12 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		if len(pts) == 0 {
 			continue
 		}
-		b := lb * c
-		gr := &g.grids[l]
-		gr.place(y, n, g.p, g.gamma/math.Sqrt(2*b), g.maxNodes, g.boxLo, g.boxExt, g.inBox)
+		gr, spec := g.level(y, l, lb*c)
 		f, nn := gr.f, gr.nn
 		// grid 0: charge 1; grids 1..npair: pairs of [ν, u'_1..u'_hp] (g.rowChg)
 		nch := 1 + hp
 		npair := (nch + 1) / 2
-		buf, spec := g.buffers(1+npair+3+3*npair, f)
-		g.kernels(gr, spec, b)
+		buf, _ := g.buffers(1+npair+3+3*npair, f)
 		fwd := buf[:1+npair]
 		g.spreadTasks(gr, fwd[1:], g.rowChg, nch, n, g.inside, func() { gr.spreadMany(fwd[:1], g.ones, 1, 0, n, g.inside) })
 		runTasks(g.work, len(fwd), func(w *fftWork, k int) { w.fft2(fwd[k], f, nn, false) })
@@ -656,14 +682,11 @@ func (g *gridNeRV) eval(y, grad []float64, exag float64) (cost, prec, rec float6
 		if len(src) == 0 {
 			continue
 		}
-		b := lb * c
-		gr := &g.grids[l]
-		gr.place(y, n, g.p, g.gamma/math.Sqrt(2*b), g.maxNodes, g.boxLo, g.boxExt, g.inBox)
+		gr, spec := g.level(y, l, lb*c)
 		f, nn := gr.f, gr.nn
 		// grid 0: B̃ alone; grids 1..npair: pairs of [α, C̃, C̃u'_1..hp] (g.colChg)
 		npair := (nch + 1) / 2
-		buf, spec := g.buffers(1+npair+1+2*npair, f)
-		g.kernels(gr, spec, b)
+		buf, _ := g.buffers(1+npair+1+2*npair, f)
 		fwd := buf[:1+npair]
 		g.spreadTasks(gr, fwd[1:], g.colChg, nch, n, src, func() { gr.spreadMany(fwd[:1], g.rb, 1, 0, n, src) })
 		runTasks(g.work, len(fwd), func(w *fftWork, k int) { w.fft2(fwd[k], f, nn, false) })
