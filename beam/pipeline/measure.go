@@ -245,6 +245,9 @@ type ranksFn struct{ measureBase }
 func (f *ranksFn) Setup() error { return f.setup() }
 
 func (f *ranksFn) ProcessElement(ctx context.Context, sh Shard, qs Sample, nb Neighbours, st SigmaState, emit func(int, Counts)) error {
+	if err := st.unfinished(); err != nil {
+		return err
+	}
 	s, y, err := readEmbedded(ctx, sh, f.Opt, f.t, f.Width, f.Name)
 	if err != nil {
 		return err
@@ -392,6 +395,9 @@ type estimateFn struct {
 }
 
 func (f *estimateFn) ProcessElement(_ int, iter func(*Counts) bool, qs Sample, nb Neighbours, st SigmaState, rl RankLosses) (Estimate, error) {
+	if err := st.unfinished(); err != nil {
+		return Estimate{}, err
+	}
 	m, n, k := len(qs.Rows), qs.N, f.K
 	counts := make([]Counts, m)
 	var c Counts
@@ -512,7 +518,6 @@ func Measure(s beam.Scope, shards []Shard, opt ReadOptions, model []byte, modelN
 		st = beam.ParDo(s, &sigmaAdvanceFn{K: k, Budget: budget}, st, beam.SideInput{Input: sums},
 			beam.SideInput{Input: checked}, beam.SideInput{Input: nb})
 	}
-	st = beam.ParDo(s, &sigmaDoneFn{}, st)
 	cnt := beam.ParDo(s, &ranksFn{base}, in, beam.SideInput{Input: checked}, beam.SideInput{Input: nb}, beam.SideInput{Input: st})
 	sums := beam.ParDo(s, sumCounts, beam.GroupByKey(s, cnt))
 	var rl beam.PCollection

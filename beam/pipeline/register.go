@@ -69,7 +69,6 @@ func init() {
 	register.Emitter1[SigmaSums]()
 	register.Iter1[SigmaSums]()
 	register.DoFn4x1[SigmaState, func(*SigmaSums) bool, Sample, Neighbours, SigmaState](&sigmaAdvanceFn{})
-	register.DoFn1x2[SigmaState, SigmaState, error](&sigmaDoneFn{})
 
 	register.DoFn5x1[context.Context, Shard, Sample, func(int64, RankBatch), func(RankCounts), error](&rankScatterFn{})
 	register.Emitter2[int64, RankBatch]()

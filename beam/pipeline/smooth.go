@@ -281,16 +281,16 @@ func (f *sigmaAdvanceFn) ProcessElement(st SigmaState, sums func(*SigmaSums) boo
 	return next
 }
 
-// sigmaDoneFn refuses a state in which a search has not ended.
-type sigmaDoneFn struct{}
-
-func (sigmaDoneFn) ProcessElement(st SigmaState) (SigmaState, error) {
+// unfinished is the error of a state in which a search has not ended. Its readers (ranksFn,
+// estimateFn) check it rather than a stage of its own failing: a runner may go on to run a
+// reader of a failed stage's (empty) output and report that reader's failure instead.
+func (st *SigmaState) unfinished() error {
 	for qi, q := range st.Q {
 		if q.Sigma2 == 0 {
-			return SigmaState{}, errSigmaPasses(qi, st.Passes)
+			return errSigmaPasses(qi, st.Passes)
 		}
 	}
-	return st, nil
+	return nil
 }
 
 // klSums returns the shard's (Zp, Sp, Zq, Sq) of query q at σ² s2 (see blas.KLSums): rowX and
