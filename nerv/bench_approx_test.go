@@ -3,6 +3,7 @@ package nerv
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -109,4 +110,58 @@ func BenchmarkApproxEvalMNIST(b *testing.B) {
 		b.Run(fmt.Sprintf("tnerv0.1/n=%d", n), func(b *testing.B) { benchApproxMNIST(b, n, true, 0.1) })
 		b.Run(fmt.Sprintf("nerv0.1/n=%d", n), func(b *testing.B) { benchApproxMNIST(b, n, false, 0.1) })
 	}
+}
+
+// BenchmarkRenumberedEval times a t-SNE evaluation at 300,000 rows (a seeded 20-component
+// Gaussian mixture in 5-D, like the scaling table's but cheaper to search) with the rows in
+// input order and renumbered in the layout's tree order (renumber.go), at a layout after 100
+// exaggerated and 50 plain iterations.
+func BenchmarkRenumberedEval(b *testing.B) {
+	const n, dim, comps = 300000, 5, 20
+	rng := rand.New(rand.NewPCG(1, 2))
+	means := make([]float64, comps*dim)
+	for k := range means {
+		means[k] = 10 * rng.NormFloat64()
+	}
+	x := mat.NewDense(n, dim, nil)
+	for i := range n {
+		c := rng.IntN(comps)
+		for d := range dim {
+			x.Set(i, d, means[c*dim+d]+rng.NormFloat64())
+		}
+	}
+	ctx := context.Background()
+	g, err := neighbors.ApproxKNN(ctx, x, 90, neighbors.ApproxOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	mean, err := inputMean(ctx, x, 1, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	sp, err := newSparseP(ctx, g, mean, 30, 0, true, false, rowSquares(x), 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	y, err := Embedder{}.approxStart(ctx, x, nil, n, 2, mean, true)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, _, _, _, err := runGD(ctx, y, 2, gdSchedule{iters: 50, exagIters: 100, exag: 12, lr: float64(n) / 12}, newApprox(sp, 2, 1, true, DefaultTheta, 2).eval, nil); err != nil {
+		b.Fatal(err)
+	}
+	order := layoutOrder(y, 2)
+	plain, renum := newApprox(sp, 2, 1, true, DefaultTheta, 2), newApprox(sp.renumber(order), 2, 1, true, DefaultTheta, 2)
+	yr := permuteRows(y, 2, order)
+	grad := make([]float64, len(y))
+	b.Run("input-order", func(b *testing.B) {
+		for b.Loop() {
+			plain.eval(y, grad, 1)
+		}
+	})
+	b.Run("renumbered", func(b *testing.B) {
+		for b.Loop() {
+			renum.eval(yr, grad, 1)
+		}
+	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -316,7 +317,23 @@ func (e Embedder) runStudent(ctx context.Context, a *approx, y []float64, exagIt
 			return a.eval(y, g, exag)
 		}
 	}
-	_, _, _, it, err := runGD(ctx, y, a.dim, s, eval, e.Progress)
+	g := newGD(len(y), s)
+	total := s.exagIters + s.iters
+	_, _, _, err := g.run(ctx, y, a.dim, s.exagIters, total, eval, e.Progress)
+	var order []int32
+	if err == nil && aug == nil && a.n >= renumberMin && s.iters > 0 {
+		// renumber.go: the rows in the layout's tree order for the rest of the run.
+		sp0 := a.sp
+		order = layoutOrder(y, a.dim)
+		a.sp = sp0.renumber(order)
+		defer func() { a.sp = sp0 }()
+		copy(y, permuteRows(y, a.dim, order))
+		copy(g.upd, permuteRows(g.upd, a.dim, order))
+		copy(g.gains, permuteRows(g.gains, a.dim, order))
+	}
+	if err == nil {
+		_, _, _, err = g.run(ctx, y, a.dim, total, total, eval, e.Progress)
+	}
 	if err == nil {
 		err = augErr
 	}
@@ -325,7 +342,13 @@ func (e Embedder) runStudent(ctx context.Context, a *approx, y []float64, exagIt
 	}
 	a.allTerms = true
 	res.Cost, res.Precision, res.Recall = a.eval(y, make([]float64, len(y)), 1)
-	res.Iterations, res.Evaluations = it, it+1
+	if order != nil {
+		yr := slices.Clone(y)
+		for m, i := range order {
+			copy(y[int(i)*a.dim:(int(i)+1)*a.dim], yr[m*a.dim:(m+1)*a.dim])
+		}
+	}
+	res.Iterations, res.Evaluations = g.it, g.it+1
 	return nil
 }
 
