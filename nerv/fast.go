@@ -318,6 +318,7 @@ func (e Embedder) runStudent(ctx context.Context, a *approx, y []float64, exagIt
 		}
 	}
 	g := newGD(len(y), s)
+	g.workers = len(a.workers)
 	total := s.exagIters + s.iters
 	_, _, _, err := g.run(ctx, y, a.dim, s.exagIters, total, eval, e.Progress)
 	var order []int32

@@ -43,7 +43,12 @@ type gdState struct {
 	s                gdSchedule
 	grad, upd, gains []float64
 	it               int
+	workers          int       // goroutines of the step; 0 means 1
+	sums             []float64 // per block of rows, the coordinate sums
 }
+
+// gdBlock is the number of rows in a block of the step.
+const gdBlock = 4096
 
 func newGD(size int, s gdSchedule) *gdState {
 	g := &gdState{s: s, grad: make([]float64, size), upd: make([]float64, size), gains: make([]float64, size)}
@@ -66,28 +71,52 @@ func (g *gdState) run(ctx context.Context, y []float64, dim, to, total int, eval
 			exag, mom = s.exag, momentumEarly
 		}
 		cost, prec, rec = eval(y, grad, exag)
-		for k, g := range grad {
-			if (g > 0) != (upd[k] > 0) {
-				gains[k] += 0.2
-			} else {
-				gains[k] = math.Max(gains[k]*0.8, minGain)
-			}
-			upd[k] = mom*upd[k] - s.lr*gains[k]*g
-			y[k] += upd[k]
+		// The step, in fixed blocks of rows on the workers (it is memory-bound and, at 10⁶ rows,
+		// 5–8 % of an iteration if done on one core), with each block's coordinate sums kept for
+		// the centring below, added in block order: the same bytes for any number of workers.
+		nblk := (n + gdBlock - 1) / gdBlock
+		if cap(g.sums) < nblk*dim {
+			g.sums = make([]float64, nblk*dim)
 		}
+		sums := g.sums[:nblk*dim]
+		g.blocks(nblk, func(b int) {
+			lo, hi := b*gdBlock*dim, min((b+1)*gdBlock, n)*dim
+			bs := sums[b*dim : (b+1)*dim]
+			clear(bs)
+			for k := lo; k < hi; k++ {
+				gk := grad[k]
+				if (gk > 0) != (upd[k] > 0) {
+					gains[k] += 0.2
+				} else {
+					gains[k] = math.Max(gains[k]*0.8, minGain)
+				}
+				upd[k] = mom*upd[k] - s.lr*gains[k]*gk
+				y[k] += upd[k]
+				bs[(k-lo)%dim] += y[k]
+			}
+		})
 		// Keep the layout centred: the cost does not depend on a translation, and far-off
 		// coordinates would only cost precision.
-		for d := range dim {
-			var m float64
-			for i := range n {
-				m += y[i*dim+d]
-			}
-			m /= float64(n)
-			for i := range n {
-				y[i*dim+d] -= m
+		var mean [3]float64
+		for b := range nblk {
+			for d := range dim {
+				mean[d] += sums[b*dim+d]
 			}
 		}
+		for d := range dim {
+			mean[d] /= float64(n)
+		}
+		g.blocks(nblk, func(b int) {
+			for k := b * gdBlock * dim; k < min((b+1)*gdBlock, n)*dim; k++ {
+				y[k] -= mean[k%dim]
+			}
+		})
 		progress.Report("nerv", g.it+1, total)
 	}
 	return cost, prec, rec, nil
+}
+
+// blocks calls fn(b) for b = 0..m−1 on g.workers goroutines (at least one).
+func (g *gdState) blocks(m int, fn func(b int)) {
+	runTasks(make([]*fftWork, max(g.workers, 1)), m, func(_ *fftWork, b int) { fn(b) })
 }

@@ -84,6 +84,7 @@ func (e Embedder) Begin(ctx context.Context, d *dataset.Set) (*Run, error) {
 		res: Result{Sigma2: in.sp.sigma2, Storage: e.storage(in.sp, in.graphK)}}
 	r.a = newApprox(r.sp, r.dim, 1, true, e.theta(), r.workers)
 	r.gd = newGD(len(y), e.schedule(r.n, e.ExaggerationIterations))
+	r.gd.workers = r.workers
 	return r, nil
 }
 
@@ -118,6 +119,7 @@ func (e Embedder) beginGauss(ctx context.Context, d *dataset.Set, who string) (*
 		res: Result{Sigma2: in.sp.sigma2, Storage: fmt.Sprintf("k-NN graph (k = %d), FFT grid in %d bandwidth levels", in.graphK, len(gn.lb))}}
 	r.a = newApprox(tsp, r.dim, 1, true, e.theta(), r.workers)
 	r.gd = newGD(len(y), e.schedule(r.n, e.ExaggerationIterations))
+	r.gd.workers = r.workers
 	r.gauss = &gaussRun{g: gn, tsne: r.gd.s.exagIters + r.gd.s.iters}
 	return r, nil
 }
@@ -203,6 +205,7 @@ func (r *Run) SetLambda(lam float64) error {
 	r.a = newApprox(r.sp, r.dim, lam, true, r.e.theta(), r.workers)
 	r.calls = 0
 	r.gd = newGD(len(r.y), r.e.schedule(r.n, -1))
+	r.gd.workers = r.workers
 	return nil
 }
 
