@@ -4,10 +4,15 @@
 //
 // # Network
 //
-// Rows are normalised as x̃ = (x − μ)/s (μ the training rows' mean, s the RMS norm of the
-// centred rows), then pass through fully connected layers with logistic sigmoid units (Hidden,
-// the paper's 500–500–2000 by default) and a linear output layer of D units. Weights start
-// uniform in ±√(6/(fan-in + fan-out)) from Seed, biases at zero.
+// Rows are normalised as x̃ = (x − μ)/s (μ the training rows' mean, s the RMS of the centred
+// values, so that a feature has unit variance on average), then pass through fully connected
+// layers with logistic sigmoid units (Hidden, the paper's 500–500–2000 by default) and a linear
+// output layer of D units. Weights start uniform in ±√(6/(fan-in + fan-out)) from Seed, biases
+// at zero. That start (Glorot's) assumes inputs of unit variance: with s the RMS norm of the
+// centred rows instead, each of H features had variance 1/H, the first layer's
+// pre-activations a standard deviation of about √(2/(H + 500)) (0.05 on USPS) and the
+// differences between rows all but vanished through the three sigmoid layers; the paper's
+// network then collapsed USPS onto a line (5-NN test error 54 % after 30 epochs).
 //
 // # Cost
 //
@@ -232,7 +237,7 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 			ss += (v - m.Mean[j]) * (v - m.Mean[j])
 		}
 	}
-	m.Scale = math.Sqrt(ss / float64(n))
+	m.Scale = math.Sqrt(ss / float64(n*h))
 	if m.Scale == 0 {
 		m.Scale = 1
 	}
