@@ -182,7 +182,8 @@
 // order, so both read memory in order instead of one cache miss per point and level.
 // Measured (lowdim reproduce scale -parts scaling, 20-component mixture in 50-D, one run each):
 // 10⁴ rows 10 s, 10⁵ 173 s and 0.57 GB, 3·10⁵ 742 s and 1.67 GB, 10⁶ 2,892 s and 5.54 GB; log-log
-// slope 1.24 (before the three changes that follow). After early exaggeration, from 50,000 rows,
+// slope 1.24 (before the three changes that follow; after them, 2026-11-26: 8.6 s, 155 s, 558 s
+// and 1.68 GB, 2,539 s and 5.57 GB; slope 1.227). After early exaggeration, from 50,000 rows,
 // the rows are renumbered in the layout's tree order (renumber.go), so the attraction reads its
 // neighbours' coordinates near its own instead of at random (an evaluation at 300,000 rows 1.13 s
 // against 1.53 s); t-SNE's attraction runs while the tree is built, which is sequential; the
