@@ -12,9 +12,13 @@ type tSums struct {
 	r, m [3]float64
 }
 
-// studentQuery computes the sums for point self at yi; stack is scratch, returned for reuse.
+// studentQuery computes the sums at yi, leaving out the point at tree position self (−1 for a
+// query that is not a point of the tree); stack is scratch, returned for reuse.
 func (t *spTree) studentQuery(yi []float64, self int32, logs bool, stack []int32, s *tSums) []int32 {
 	if t.dim == 2 && !logs {
+		if t.walk != nil {
+			return t.studentWalk2(yi[0], yi[1], self, stack, s)
+		}
 		return t.studentQuery2(yi[0], yi[1], self, stack, s)
 	}
 	dim := t.dim
@@ -39,7 +43,7 @@ func (t *spTree) studentQuery(yi []float64, self int32, logs bool, stack []int32
 			}
 			w = 1
 			for m := nd.lo; m < nd.hi; m++ {
-				if t.perm[m] == self {
+				if m == self {
 					continue
 				}
 				p := t.pts[int(m)*dim : int(m+1)*dim]
@@ -80,7 +84,7 @@ func (s *tSums) add(dim int, logs bool, w, e float64, dx *[3]float64) {
 func (t *spTree) studentQuery2(x, y float64, self int32, stack []int32, s *tSums) []int32 {
 	var z, rx, ry float64
 	stack = append(stack[:0], 0)
-	nodes, pts, perm := t.nodes, t.pts, t.perm
+	nodes, pts := t.nodes, t.pts
 	for len(stack) > 0 {
 		nd := &nodes[stack[len(stack)-1]]
 		stack = stack[:len(stack)-1]
@@ -101,7 +105,7 @@ func (t *spTree) studentQuery2(x, y float64, self int32, stack []int32, s *tSums
 			continue
 		}
 		for m := nd.lo; m < nd.hi; m++ {
-			if perm[m] == self {
+			if m == self {
 				continue
 			}
 			dx, dy := x-pts[2*m], y-pts[2*m+1]
@@ -109,6 +113,53 @@ func (t *spTree) studentQuery2(x, y float64, self int32, stack []int32, s *tSums
 			z += u
 			rx += u * u * dx
 			ry += u * u * dy
+		}
+	}
+	*s = tSums{z: z, r: [3]float64{rx, ry}}
+	return stack
+}
+
+// studentWalk2 is studentQuery2 on the compact nodes (wnode). The stack holds groups of
+// siblings, and each child is tested from its parent's group, so a far cell is summed without
+// being pushed and popped. The sums are the same as studentQuery2's up to the order of addition.
+func (t *spTree) studentWalk2(x, y float64, self int32, stack []int32, s *tSums) []int32 {
+	var z, rx, ry float64
+	w, pts := t.walk, t.pts
+	stack = append(stack[:0], 1) // the root alone: first child 0, one child
+	for len(stack) > 0 {
+		k := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		group := w[k>>3 : k>>3+k&7]
+		for c := range group {
+			nd := &group[c]
+			dx, dy := x-nd.x, y-nd.y
+			e := dx*dx + dy*dy
+			if e > float64(nd.open) {
+				u := 1 / (1 + e)
+				wu := float64(nd.cnt) * u
+				z += wu
+				rx += wu * u * dx
+				ry += wu * u * dy
+				continue
+			}
+			if nd.kids != 0 {
+				stack = append(stack, nd.kids)
+				continue
+			}
+			// The query's own point, if it is in this leaf, adds u = 1 and no force: taken
+			// back below rather than tested for at every point.
+			lo := int(nd.lo)
+			leaf := pts[2*lo : 2*(lo+int(nd.cnt))]
+			for i := 1; i < len(leaf); i += 2 {
+				dx, dy := x-leaf[i-1], y-leaf[i]
+				u := 1 / (1 + dx*dx + dy*dy)
+				z += u
+				rx += u * u * dx
+				ry += u * u * dy
+			}
+			if int(self) >= lo && int(self) < lo+len(leaf)/2 {
+				z--
+			}
 		}
 	}
 	*s = tSums{z: z, r: [3]float64{rx, ry}}
@@ -233,7 +284,7 @@ func (a *approx) treeSums(logs bool) {
 	a.parallel(func(w *approxWorker, m int) {
 		var s tSums
 		i := int(t.perm[m])
-		w.stack = t.studentQuery(t.pts[m*dim:(m+1)*dim], int32(i), logs, w.stack, &s)
+		w.stack = t.studentQuery(t.pts[m*dim:(m+1)*dim], int32(m), logs, w.stack, &s)
 		a.rz[i], a.rl[i] = s.z, s.l
 		copy(a.rv[i*dim:(i+1)*dim], s.r[:dim])
 		if logs {

@@ -2,6 +2,7 @@ package nerv
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"testing"
 
@@ -165,5 +166,48 @@ func TestApproxConvergesAsThetaShrinks(t *testing.T) {
 				t.Errorf("θ = 0: error %g, want rounding", prev)
 			}
 		})
+	}
+}
+
+// TestCompactWalkEqualsWide: t-SNE's walk on the compact cells (wnode) gives the sums of the walk
+// on spNode up to the order of addition — the same cells taken as far, the same points summed —
+// for points of the tree (leaving themselves out) and for outside queries, at θ = 0.5 and at
+// θ = 0.2. The only difference allowed is rounding: 1e-12 relative (a far test differs only
+// within a relative 6e-8 of open, which these seeded layouts do not hit; a miss would show as an
+// error near θ's, 1e-3).
+func TestCompactWalkEqualsWide(t *testing.T) {
+	for _, theta := range []float64{0.5, 0.2} {
+		y := clusteredLayout(20000)
+		tr := newSPTree(2, 20000, theta)
+		tr.build(y)
+		if tr.walk == nil {
+			t.Fatalf("θ = %g: no compact cells in the plane", theta)
+		}
+		walk := tr.walk
+		var stack []int32
+		query := func(q []float64, self int32, compact bool) tSums {
+			tr.walk = nil
+			if compact {
+				tr.walk = walk
+			}
+			var s tSums
+			stack = tr.studentQuery(q, self, false, stack, &s)
+			return s
+		}
+		check := func(what string, a, b tSums) {
+			t.Helper()
+			for _, p := range [][2]float64{{a.z, b.z}, {a.r[0], b.r[0]}, {a.r[1], b.r[1]}} {
+				if math.Abs(p[0]-p[1]) > 1e-12*(math.Abs(p[1])+1e-3*math.Abs(b.z)) {
+					t.Fatalf("θ = %g, %s: compact %+v, wide %+v", theta, what, a, b)
+				}
+			}
+		}
+		for m := 0; m < 20000; m += 37 {
+			q := tr.pts[2*m : 2*m+2]
+			check(fmt.Sprintf("point at %d", m), query(q, int32(m), true), query(q, int32(m), false))
+		}
+		for _, q := range [][]float64{{-500, 40}, {60, 45}, {1e6, -1e6}} {
+			check(fmt.Sprintf("query %v", q), query(q, -1, true), query(q, -1, false))
+		}
 	}
 }
