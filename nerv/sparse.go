@@ -130,6 +130,9 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 	if perplexity >= float64(k) {
 		return nil, dataset.Invalidf("nerv: %g effective neighbours need more than the graph's %d neighbours per row", perplexity, k)
 	}
+	if uint64(n)*uint64(k) >= 1<<32 {
+		return nil, dataset.Invalidf("nerv: %d rows × %d neighbours is %d graph entries, more than the 2³² the approximate path indexes", n, k, uint64(n)*uint64(k))
+	}
 	scale := 1 / (mean * mean)
 	sp := &sparseP{n: n, k: k, mean: mean, sigma2: make([]float64, n), tmin: make([]float64, n), lz: make([]float64, n)}
 	cp := make([]float64, n*k) // conditional p_j|i, row-major like g
@@ -216,7 +219,7 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 		sp.entries = n * k
 		return sp, nil
 	}
-	sp.symmetrise(g, cp, clp)
+	sp.symmetrise(g, cp, clp, workers)
 	if rowSq != nil && n-1 > k {
 		// The conditional floors, then their median over n.
 		slices.Sort(floor)
@@ -228,33 +231,70 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 // symmetrise builds the joint p_ij = (p_j|i + p_i|j)/(2n) over the union of the graph and its
 // transpose; when clp is given, log p_ij is formed from the logarithms (stored in lp), else lp
 // stays nil.
-func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64) {
+//
+// Row i of the joint is the merge, by column, of row i of the graph and of the rows that list i
+// (the transpose, built once by a counting sort, whose rows come out sorted by source), so each
+// row costs O(k log k) and rows are independent: they are built on the workers, each writing
+// only its own slice. Looking each pair's partner up by scanning its row instead cost O(n·k²)
+// in one goroutine: 186 s of CPU at 10⁶ rows, k = 90, 17 % of the time before the descent.
+func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64, workers int) {
 	n, k := sp.n, sp.k
-	// Count each row's entries: its own k plus the rows that list it but that it does not list.
-	cnt := make([]int, n+1)
-	for i := range n {
-		cnt[i+1] += k
+	// The transpose: tptr[j]..tptr[j+1] index the edges i*k+m with g's row i listing j at m.
+	tptr := make([]int, n+1)
+	for _, j := range g.Index[:n*k] {
+		tptr[j+1]++
 	}
-	has := func(i int, j int32) int { // position of j in row i of g, or −1
+	for j := range n {
+		tptr[j+1] += tptr[j]
+	}
+	tedge := make([]uint32, n*k) // n·k < 2³²: newSparseP refuses larger graphs
+	fill := slices.Clone(tptr[:n])
+	for e, j := range g.Index[:n*k] {
+		tedge[fill[j]] = uint32(e)
+		fill[j]++
+	}
+	// merge calls put(col, own entry or −1, transpose edge or −1) for row i's columns in order;
+	// ord is scratch of k.
+	merge := func(i int, ord []int, put func(j int32, own, edge int)) {
 		idx, _ := g.Row(i)
-		for m, v := range idx {
-			if v == j {
-				return m
-			}
+		for m := range ord {
+			ord[m] = m
 		}
-		return -1
-	}
-	for i := range n {
-		idx, _ := g.Row(i)
-		for _, j := range idx {
-			if has(int(j), int32(i)) < 0 {
-				cnt[j+1]++
+		slices.SortFunc(ord, func(a, b int) int { return int(idx[a]) - int(idx[b]) })
+		a, b, bend := 0, tptr[i], tptr[i+1]
+		for a < k || b < bend {
+			ja, jb := int32(math.MaxInt32), int32(math.MaxInt32)
+			if a < k {
+				ja = idx[ord[a]]
+			}
+			if b < bend {
+				jb = int32(int(tedge[b]) / k)
+			}
+			switch {
+			case ja < jb:
+				put(ja, i*k+ord[a], -1)
+				a++
+			case jb < ja:
+				put(jb, -1, int(tedge[b]))
+				b++
+			default:
+				put(ja, i*k+ord[a], int(tedge[b]))
+				a++
+				b++
 			}
 		}
 	}
 	sp.ptr = make([]int, n+1)
+	parallelChunks(workers, n, func(lo, hi int) {
+		ord := make([]int, k)
+		for i := lo; i < hi; i++ {
+			c := 0
+			merge(i, ord, func(int32, int, int) { c++ })
+			sp.ptr[i+1] = c
+		}
+	})
 	for i := range n {
-		sp.ptr[i+1] = sp.ptr[i] + cnt[i+1]
+		sp.ptr[i+1] += sp.ptr[i]
 	}
 	tot := sp.ptr[n]
 	sp.entries = tot
@@ -263,53 +303,47 @@ func (sp *sparseP) symmetrise(g *neighbors.Graph, cp, clp []float64) {
 	if clp != nil {
 		sp.lp = make([]float64, tot)
 	}
-	fill := make([]int, n)
-	copy(fill, sp.ptr[:n])
 	l2n := math.Log(2 * float64(n))
 	inv2n := 1 / (2 * float64(n))
-	// put stores entry (i, j) from a = p_j|i and b = p_i|j (0 if absent), and their logarithms
-	// la, lb (−Inf if absent) when the logarithms are kept.
-	put := func(i int, j int32, a, b, la, lb float64) {
-		m := fill[i]
-		fill[i]++
-		sp.idx[m], sp.p[m] = j, (a+b)*inv2n
-		if sp.lp != nil {
-			hi, lo := math.Max(la, lb), math.Min(la, lb)
-			sp.lp[m] = hi + math.Log1p(math.Exp(lo-hi)) - l2n
-		}
-	}
-	for i := range n {
-		idx, _ := g.Row(i)
-		for m, j := range idx {
-			a, b := cp[i*k+m], 0.0
-			la, lb := 0.0, math.Inf(-1)
-			r := has(int(j), int32(i))
-			if r >= 0 {
-				b = cp[int(j)*k+r]
-			}
-			if clp != nil {
-				la = clp[i*k+m]
-				if r >= 0 {
-					lb = clp[int(j)*k+r]
+	rowMin := make([]float64, n)
+	parallelChunks(workers, n, func(lo, hi int) {
+		ord := make([]int, k)
+		for i := lo; i < hi; i++ {
+			m := sp.ptr[i]
+			// a = p_j|i and b = p_i|j (0 if absent), la and lb their logarithms (−Inf if
+			// absent); the sums are symmetric in a and b.
+			merge(i, ord, func(j int32, own, edge int) {
+				a, b := 0.0, 0.0
+				la, lb := math.Inf(-1), math.Inf(-1)
+				if own >= 0 {
+					a = cp[own]
+					if clp != nil {
+						la = clp[own]
+					}
 				}
+				if edge >= 0 {
+					b = cp[edge]
+					if clp != nil {
+						lb = clp[edge]
+					}
+				}
+				sp.idx[m], sp.p[m] = j, (a+b)*inv2n
+				if sp.lp != nil {
+					top, bot := math.Max(la, lb), math.Min(la, lb)
+					sp.lp[m] = top + math.Log1p(math.Exp(bot-top)) - l2n
+				}
+				m++
+			})
+			le := math.Inf(1)
+			for m := sp.ptr[i]; m < sp.ptr[i+1]; m++ {
+				le = math.Min(le, sp.logp(m))
 			}
-			put(i, j, a, b, la, lb)
-			if r < 0 {
-				put(int(j), int32(i), b, a, lb, la)
-			}
+			rowMin[i] = le
 		}
-	}
+	})
 	le := math.Inf(1)
-	for i := range n {
-		lo, hi := sp.ptr[i], sp.ptr[i+1]
-		var lp []float64
-		if sp.lp != nil {
-			lp = sp.lp[lo:hi]
-		}
-		sortRow(sp.idx[lo:hi], sp.p[lo:hi], lp)
-		for m := lo; m < hi; m++ {
-			le = math.Min(le, sp.logp(m))
-		}
+	for _, v := range rowMin {
+		le = math.Min(le, v)
 	}
 	sp.logEps = []float64{le}
 }
