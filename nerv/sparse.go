@@ -199,23 +199,28 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 		sp.logEps = make([]float64, n)
 		for i := range n {
 			sp.ptr[i+1] = (i + 1) * k
-			idx, _ := g.Row(i)
-			// Sort each row by column so that lookups and scatters walk memory in order.
-			ord := make([]int, k)
-			for j := range ord {
-				ord[j] = j
-			}
-			slices.SortFunc(ord, func(a, b int) int { return int(idx[a]) - int(idx[b]) })
-			row := sp.idx[i*k : (i+1)*k]
-			pr, lr := make([]float64, k), make([]float64, k)
-			for m, o := range ord {
-				row[m] = idx[o]
-				pr[m], lr[m] = cp[i*k+o], clp[i*k+o]
-			}
-			copy(cp[i*k:(i+1)*k], pr)
-			copy(clp[i*k:(i+1)*k], lr)
 			sp.logEps[i] = floor[i]
 		}
+		// Sort each row by column so that lookups and scatters walk memory in order; rows are
+		// independent and each writes only its own slices.
+		parallelChunks(workers, n, func(lo, hi int) {
+			ord := make([]int, k)
+			pr, lr := make([]float64, k), make([]float64, k)
+			for i := lo; i < hi; i++ {
+				idx, _ := g.Row(i)
+				for j := range ord {
+					ord[j] = j
+				}
+				slices.SortFunc(ord, func(a, b int) int { return int(idx[a]) - int(idx[b]) })
+				row := sp.idx[i*k : (i+1)*k]
+				for m, o := range ord {
+					row[m] = idx[o]
+					pr[m], lr[m] = cp[i*k+o], clp[i*k+o]
+				}
+				copy(cp[i*k:(i+1)*k], pr)
+				copy(clp[i*k:(i+1)*k], lr)
+			}
+		})
 		sp.entries = n * k
 		return sp, nil
 	}
