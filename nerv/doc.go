@@ -189,6 +189,23 @@
 // against 1.53 s); t-SNE's attraction runs while the tree is built, which is sequential; the
 // gradient step runs on every core.
 //
+// The walk in the plane (t-SNE, θ < 1/√2) reads compact 32-byte cells (wnode) rather than the
+// build's 96-byte spNode, and tests a cell's children from the cell, so a far child is summed
+// without a push and pop. Under cachegrind, one pass of the walk over 10⁶ points of a 20-cluster
+// layout took 20.2·10⁹ instructions and 1.5·10⁶ L1 misses, against 26.8·10⁹ and 186·10⁶ on
+// spNode (BenchmarkTreeWalk). The joint P is built by merging each row with the transpose on the
+// workers (sparse.go); it was a sequential scan of the partner's row per pair, O(n·k²), 186 s of
+// CPU at 10⁶ rows.
+//
+// Why the slope stays above 1.15 (the scaling-table goal): the walk is compute-bound once queries
+// run in tree order (the L1 misses above are one per 280 cells read), and the number of cells it
+// sums grows as log n. On BenchmarkTreeWalk's layout at θ = 0.5 a query sums 92 far cells and 90
+// leaf points at 10⁴ points, 189 and 88 at 10⁵, 281 and 74 at 10⁶: 1.95 times as many
+// interactions per point over the table's range, a log-log slope of 1.145 for the walk alone,
+// before the k-NN search (NN-descent, 17–20 rounds, more than linear on the mixture's 50
+// intrinsic dimensions) and the attraction's reads of 10⁸ graph entries. Only a far-field method
+// without the log n (FIt-SNE's grid, below) could meet it.
+//
 // Why no FFT grid for the Student-t kernel (FIt-SNE), which would drop the walk's log n: tried on
 // grid2 (fftgrid.go) with FIt-SNE's three nodes a unit box, it took 7 min 7 s against the tree's
 // 1 min 41 s on the scaling table's 30,000 mixture rows (2 cores, load 5) and ended at a higher
