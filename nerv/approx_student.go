@@ -15,10 +15,13 @@ type tSums struct {
 // studentQuery computes the sums at yi, leaving out the point at tree position self (−1 for a
 // query that is not a point of the tree); stack is scratch, returned for reuse.
 func (t *spTree) studentQuery(yi []float64, self int32, logs bool, stack []int32, s *tSums) []int32 {
-	if t.dim == 2 && !logs {
-		if t.walk != nil {
-			return t.studentWalk2(yi[0], yi[1], self, stack, s)
+	if t.dim == 2 && t.walk != nil {
+		if logs {
+			return t.studentWalk2Logs(yi[0], yi[1], self, stack, s)
 		}
+		return t.studentWalk2(yi[0], yi[1], self, stack, s)
+	}
+	if t.dim == 2 && !logs {
 		return t.studentQuery2(yi[0], yi[1], self, stack, s)
 	}
 	dim := t.dim
@@ -163,6 +166,61 @@ func (t *spTree) studentWalk2(x, y float64, self int32, stack []int32, s *tSums)
 		}
 	}
 	*s = tSums{z: z, r: [3]float64{rx, ry}}
+	return stack
+}
+
+// studentWalk2Logs is studentWalk2 with t-NeRV's logarithmic sums l and m.
+func (t *spTree) studentWalk2Logs(x, y float64, self int32, stack []int32, s *tSums) []int32 {
+	var z, l, rx, ry, mx, my float64
+	w, pts := t.walk, t.pts
+	stack = append(stack[:0], 1)
+	for len(stack) > 0 {
+		k := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		group := w[k>>3 : k>>3+k&7]
+		for c := range group {
+			nd := &group[c]
+			dx, dy := x-nd.x, y-nd.y
+			e := dx*dx + dy*dy
+			if e > float64(nd.open) {
+				u := 1 / (1 + e)
+				lg := math.Log1p(e)
+				wu := float64(nd.cnt) * u
+				wu2 := wu * u
+				z += wu
+				l += wu * lg
+				rx += wu2 * dx
+				ry += wu2 * dy
+				mx += wu2 * lg * dx
+				my += wu2 * lg * dy
+				continue
+			}
+			if nd.kids != 0 {
+				stack = append(stack, nd.kids)
+				continue
+			}
+			// The query's own point adds u = 1 and nothing else (log 1 = 0): taken back below.
+			lo := int(nd.lo)
+			leaf := pts[2*lo : 2*(lo+int(nd.cnt))]
+			for i := 1; i < len(leaf); i += 2 {
+				dx, dy := x-leaf[i-1], y-leaf[i]
+				e := dx*dx + dy*dy
+				u := 1 / (1 + e)
+				lg := math.Log1p(e)
+				u2 := u * u
+				z += u
+				l += u * lg
+				rx += u2 * dx
+				ry += u2 * dy
+				mx += u2 * lg * dx
+				my += u2 * lg * dy
+			}
+			if int(self) >= lo && int(self) < lo+len(leaf)/2 {
+				z--
+			}
+		}
+	}
+	*s = tSums{z: z, l: l, r: [3]float64{rx, ry}, m: [3]float64{mx, my}}
 	return stack
 }
 

@@ -169,8 +169,8 @@ func TestApproxConvergesAsThetaShrinks(t *testing.T) {
 	}
 }
 
-// TestCompactWalkEqualsWide: t-SNE's walk on the compact cells (wnode) gives the sums of the walk
-// on spNode up to the order of addition — the same cells taken as far, the same points summed —
+// TestCompactWalkEqualsWide: t-SNE's and t-NeRV's walks on the compact cells (wnode) give the sums
+// of the walk on spNode up to the order of addition — the same cells taken as far, the same points summed —
 // for points of the tree (leaving themselves out) and for outside queries, at θ = 0.5 and at
 // θ = 0.2. The only difference allowed is rounding: 1e-12 relative (a far test differs only
 // within a relative 6e-8 of open, which these seeded layouts do not hit; a miss would show as an
@@ -185,29 +185,32 @@ func TestCompactWalkEqualsWide(t *testing.T) {
 		}
 		walk := tr.walk
 		var stack []int32
+		logs := false
 		query := func(q []float64, self int32, compact bool) tSums {
 			tr.walk = nil
 			if compact {
 				tr.walk = walk
 			}
 			var s tSums
-			stack = tr.studentQuery(q, self, false, stack, &s)
+			stack = tr.studentQuery(q, self, logs, stack, &s)
 			return s
 		}
 		check := func(what string, a, b tSums) {
 			t.Helper()
-			for _, p := range [][2]float64{{a.z, b.z}, {a.r[0], b.r[0]}, {a.r[1], b.r[1]}} {
+			for _, p := range [][2]float64{{a.z, b.z}, {a.r[0], b.r[0]}, {a.r[1], b.r[1]}, {a.l, b.l}, {a.m[0], b.m[0]}, {a.m[1], b.m[1]}} {
 				if math.Abs(p[0]-p[1]) > 1e-12*(math.Abs(p[1])+1e-3*math.Abs(b.z)) {
 					t.Fatalf("θ = %g, %s: compact %+v, wide %+v", theta, what, a, b)
 				}
 			}
 		}
-		for m := 0; m < 20000; m += 37 {
-			q := tr.pts[2*m : 2*m+2]
-			check(fmt.Sprintf("point at %d", m), query(q, int32(m), true), query(q, int32(m), false))
-		}
-		for _, q := range [][]float64{{-500, 40}, {60, 45}, {1e6, -1e6}} {
-			check(fmt.Sprintf("query %v", q), query(q, -1, true), query(q, -1, false))
+		for _, logs = range []bool{false, true} {
+			for m := 0; m < 20000; m += 37 {
+				q := tr.pts[2*m : 2*m+2]
+				check(fmt.Sprintf("logs %v, point at %d", logs, m), query(q, int32(m), true), query(q, int32(m), false))
+			}
+			for _, q := range [][]float64{{-500, 40}, {60, 45}, {1e6, -1e6}} {
+				check(fmt.Sprintf("logs %v, query %v", logs, q), query(q, -1, true), query(q, -1, false))
+			}
 		}
 	}
 }

@@ -45,13 +45,13 @@ type spNode struct {
 	openM  float64    // the same for the mean-distance sums, at θ·meanTheta
 }
 
-// wnode is a cell as t-SNE's walk in the plane reads it: 32 bytes, two to a cache line, where
-// spNode takes 96 over two or three lines, and nothing the walk does not read. open is
-// (side/θ)² rounded up to a float32: the test "far" is then at most a relative 6·10⁻⁸ stricter
-// than spNode's, never looser. cnt is the number of points, exact in a float32 below 2²⁴ (the
-// compact cells are made only for fewer points); a leaf's points are tree positions
-// lo..lo+cnt−1. kids packs the first child and the number of children (first<<3 | count; 0 for a
-// leaf), since children are contiguous.
+// wnode is a cell as the t-SNE and t-NeRV walks in the plane read it: 32 bytes, two to a cache
+// line, where spNode takes 96 over two or three lines, and nothing the walk does not read. open
+// is (side/θ)² rounded up to a float32: the test "far" is then at most a relative 6·10⁻⁸
+// stricter than spNode's, never looser. cnt is the number of points, exact in a float32 below
+// 2²⁴ (the compact cells are made only for fewer points); a leaf's points are tree positions
+// lo..lo+cnt−1. kids packs the first child and the number of children (first<<3 | count; 0 for
+// a leaf), since children are contiguous.
 type wnode struct {
 	x, y      float64
 	open, cnt float32
