@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -108,6 +109,47 @@ func (r *HOPEReport) hasSet(name string) bool {
 	return false
 }
 
+// exemplarRows returns the results that vote among exemplars in the paper's order (Tables 2 and
+// 4): the k-means rows of the comparison maps, then HOPE's and S-HOPE's k-means and joint rows.
+func exemplarRows(results []*HOPEResult) []*HOPEResult {
+	var order []string
+	for _, m := range HOPEBaselines {
+		order = append(order, KMeansRow(m))
+	}
+	order = append(order, "k-means + HOPE", "k-means + S-HOPE", "HOPE + joint exemplars", "S-HOPE + joint exemplars")
+	rank := map[string]int{}
+	for i, m := range order {
+		rank[m] = i + 1
+	}
+	var out []*HOPEResult
+	for _, res := range results {
+		if res.Reference == ExemplarReference {
+			out = append(out, res)
+		}
+	}
+	// Rows the order does not name keep their place after the named ones.
+	sort.SliceStable(out, func(a, b int) bool {
+		ra, rb := rank[out[a].Method], rank[out[b].Method]
+		if ra == 0 {
+			ra = len(order) + 1
+		}
+		if rb == 0 {
+			rb = len(order) + 1
+		}
+		return ra < rb
+	})
+	return out
+}
+
+func sortedKeys(m map[string]float64) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // fineSecs formats short durations in milliseconds.
 func fineSecs(s float64) string {
 	if s < 1 {
@@ -132,18 +174,49 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 	p("numbers below. Each fit stops after the first epoch past its time budget (budget scale %g) or at its epoch cap. Optimiser: %s.\n\n", c.Budget, map[bool]string{false: "Adam, learning rate 3e-3", true: "CG, 3 iterations per mini-batch"}[c.CG])
 	for _, s := range r.Sets {
 		p("## %s (%d training, %d test rows, %d features)\n\n", s.Data, s.NTrain, s.NTest, s.H)
-		reproduce.TableHead(&b, "method", false, "paper 5-NN error (%)", "our test 5-NN error (%)", "validation error (%)", "5-NN against", "training time", "epochs", "settings")
-		for _, res := range s.Results {
-			paper := math.NaN()
-			if v, ok := HOPEPaper[strings.ToUpper(s.Data)][res.Method]; ok {
-				paper = v
+		paperOf := func(method string) float64 {
+			if v, ok := HOPEPaper[strings.ToUpper(s.Data)][method]; ok {
+				return v
 			}
-			t := "—"
+			return math.NaN()
+		}
+		row := func(res *HOPEResult) {
+			t, ep := "—", "—"
 			if res.Seconds > 0 {
 				t = reproduce.Secs(res.Seconds)
 			}
-			p("| %s | %s | %s | %s | %s | %s | %d | %s |\n", res.Method, reproduce.Num("%.2f", paper), reproduce.Num("%.2f", 100*res.TestError), reproduce.Num("%.2f", 100*res.ValidError),
-				res.Reference, t, res.Epochs, res.Settings)
+			if res.Epochs > 0 {
+				ep = fmt.Sprint(res.Epochs)
+			}
+			p("| %s | %s | %s | %s | %s | %s | %s | %s |\n", res.Method, reproduce.Num("%.2f", paperOf(res.Method)), reproduce.Num("%.2f", 100*res.TestError), reproduce.Num("%.2f", 100*res.ValidError),
+				res.Reference, t, ep, res.Settings)
+		}
+		head := func() {
+			reproduce.TableHead(&b, "method", false, "paper 5-NN error (%)", "our test 5-NN error (%)", "validation error (%)", "5-NN against", "training time", "epochs", "settings")
+		}
+		table, exTable := "1", "2"
+		if isUSPS(strings.ToUpper(s.Data)) {
+			table, exTable = "3", "4"
+		}
+		p("**The maps (the paper's Table %s)**: the test rows' 5-NN vote among all embedded training rows.\n\n", table)
+		head()
+		for _, res := range s.Results {
+			if res.Reference != ExemplarReference {
+				row(res)
+			}
+		}
+		p("\n")
+		p("**Exemplar learning (the paper's Table %s)**: the test rows' 5-NN vote among 20 embedded exemplars, 2 per class: ", exTable)
+		p("S-HOPE's supervised k-means centres in the input space, mapped by each method's fitted map, or exemplars learnt jointly with the map. ")
+		p("A k-means row's training time is that of the map that embeds the centres; a joint row's includes the map it continues from.\n\n")
+		head()
+		for _, res := range exemplarRows(s.Results) {
+			row(res)
+		}
+		paperOnly := PaperOnlyExemplarRows[strings.TrimSuffix(strings.ToUpper(s.Data), "-MIXED")]
+		for _, name := range sortedKeys(paperOnly) {
+			v := paperOnly[name]
+			p("| %s | %s | — | — | %s | — | — | no method here (a deep network with RBM pretraining) |\n", name, reproduce.Num("%.2f", v), ExemplarReference)
 		}
 		p("\n")
 		p("k-NN speed: the %d embedded test rows against all %d embedded training rows took %s; against the 20 embedded exemplars %s",
@@ -170,12 +243,12 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 	if r.hasSet(USPSMixed) {
 		p("- %s pools the ESL split's 9,298 rows and splits them again at random, stratified by class and seeded, into 7,291 training and 2,007 test rows: like the paper's random 8,000/3,000 split of 11,000 images, training and test digits come from the same writers.\n", USPSMixed)
 	}
-	p("- The joint-exemplar row's training time and curve include the S-HOPE fit it continues from.\n")
+	p("- The joint-exemplar rows' training times and curves include the HOPE or S-HOPE fit they continue from.\n")
 	if !c.NoAugment && len(r.Sets) > 0 {
 		p("- S-HOPE (and the exemplar rows that continue from it) trained on rows moved by a fresh random shift of up to %d pixel(s) along each axis whenever they entered a mini-batch (`hope.Augment`), vacated pixels set to the training rows' minimum (−1 on USPS, 0 on MNIST); the validation and test rows are never moved. The shift was chosen on USPS's validation split only; the row \"%s\" is the same map trained on the plain rows with the earlier settings (at most 40 epochs on USPS, 25 on MNIST%s).\n", AugmentShift, HOPEBaseline,
 			map[bool]string{true: "; on the ESL split, given the full 15 minutes instead, it reached 6.43 % test error with seed 1, see the hope package documentation"}[r.hasSet("USPS")])
 	}
-	p("- Exemplars are 2 per class (z = 20), as in the paper. k-means exemplars are centres in the input space; joint exemplars start from them and are learnt with the map on eq. 9 (alternating for the first epochs).\n")
+	p("- Exemplars are 2 per class (z = 20), as in the paper. k-means exemplars are centres in the input space, found once (in S-HOPE's fit, on its training split) and embedded by every map of the k-means rows; joint exemplars start from them and are learnt with the map (HOPE's or S-HOPE's) on eq. 9 (alternating for the first epochs).\n")
 	p("- LDA, LPP, NCA, MCML, LMNN and pt-SNE are lowdim's own (packages baseline/… and ptsne): each map is learnt from the training rows (NCA and LMNN from 5,000, MCML from 2,000 random ones on 50 principal components: their cost is quadratic in n), and the test rows' 5-NN vote among all embedded training rows. pt-SNE trains from a random start with Adam, without the paper's RBM pretraining. deep-AE, dt-NCA and dt-MCML are the paper's numbers only.\n")
 	p("- Times were taken on a shared 2-core machine with other jobs running.\n")
 	_, err := io.WriteString(w, b.String())

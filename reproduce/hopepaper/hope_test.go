@@ -2,6 +2,7 @@ package hopepaper
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,8 +17,11 @@ import (
 
 // TestHOPEQuick runs the quick HOPE reproduction on USPS and checks the report: every method
 // row with the paper's number, the unaugmented S-HOPE baseline row, the six comparison rows
-// (LDA … pt-SNE), eleven embeddings and the curve, and test errors far better than chance (90 %
-// for 10 digits; 80 % for the comparison rows, whose quick fits stop after 10 iterations).
+// (LDA … pt-SNE) and their six k-means rows, nineteen embeddings and the curve, and test errors
+// far better than chance (90 % for 10 digits; 80 % for the comparison rows, whose quick fits stop
+// after 10 iterations). The exemplar rows of Tables 2 and 4 (k-means + each map, HOPE and S-HOPE
+// with joint exemplars) must have finite errors in [0, 1] and vote among exactly 20 embedded
+// exemplars, the k-means ones among the same 20 labelled centres.
 func TestHOPEQuick(t *testing.T) {
 	if testing.Short() || reprotest.RaceEnabled {
 		t.Skip("a few seconds of fits; skipped under -short and -race")
@@ -40,32 +44,71 @@ func TestHOPEQuick(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(b)
-	for _, m := range append(append([]string{HOPEBaseline}, HOPEMethods...), HOPEBaselines...) {
+	rows := append(append([]string{HOPEBaseline, "k-means + dt-MCML"}, HOPEMethods...), HOPEBaselines...)
+	for _, m := range HOPEBaselines {
+		rows = append(rows, KMeansRow(m))
+	}
+	for _, m := range rows {
 		if !strings.Contains(text, "| "+m+" |") {
 			t.Errorf("no row for %s", m)
 		}
 	}
+	if !strings.Contains(text, "Table 3)") || !strings.Contains(text, "Table 4)") {
+		t.Error("the report does not head USPS's tables as the paper's Tables 3 and 4")
+	}
+	if i, j := strings.Index(text, "Table 4)"), strings.Index(text, "| k-means + LDA |"); j < i {
+		t.Error("the k-means + LDA row is not in the exemplar table")
+	}
 	if !strings.Contains(text, "shifted by up to 1 px") || !strings.Contains(text, "shift of up to 1 pixel") {
 		t.Error("the report does not say that S-HOPE was trained on shifted rows")
 	}
-	// 12 figures: 11 embeddings and the curve; 4 rows × (paper, test, validation) numbers, the
-	// unaugmented row's test and validation errors and 6 comparison rows × (paper, test).
-	reprotest.CheckFiguresAndNumbers(t, out, text, 12, 24)
+	// 20 figures: 19 embeddings and the curve; 6 rows × (paper, test), 3 of them also with a
+	// validation error, the unaugmented row's test and validation errors, 6 comparison rows ×
+	// (paper, test), 6 k-means rows × test (5 with the paper's) and dt-MCML's paper number.
+	reprotest.CheckFiguresAndNumbers(t, out, text, 20, 44)
 	s := r.Sets[0]
-	if s.NTrain != 800 || s.NTest != 400 || len(s.Results) != 11 {
+	if s.NTrain != 800 || s.NTest != 400 || len(s.Results) != 19 {
 		t.Fatalf("quick USPS: %d/%d rows, %d results", s.NTrain, s.NTest, len(s.Results))
 	}
-	for i, res := range s.Results {
-		// Quick fits are tiny, but every one must learn something: chance is 90 %.
-		if limit := map[bool]float64{false: 0.6, true: 0.8}[i >= 5]; !(res.TestError < limit) {
+	byName := map[string]*HOPEResult{}
+	for _, res := range s.Results {
+		byName[res.Method] = res
+		if res.Reference == ExemplarReference {
+			if !(res.TestError >= 0 && res.TestError <= 1) {
+				t.Errorf("%s: test error %g, want a fraction", res.Method, res.TestError)
+			}
+			if z, _ := res.Exemplars.Dims(); z != 20 || len(res.ExLabels) != 20 {
+				t.Errorf("%s: %d exemplars with %d labels, want 20", res.Method, z, len(res.ExLabels))
+			}
+			continue
+		}
+		// Quick fits are tiny, but every map must learn something: chance is 90 %.
+		limit := 0.8
+		if res.Seconds > 0 && len(res.History) > 0 {
+			limit = 0.6 // HOPE and S-HOPE
+		}
+		if !(res.TestError < limit) {
 			t.Errorf("%s: test error %.3f", res.Method, res.TestError)
 		}
 	}
 	if s.Results[1].Method != HOPEBaseline || s.Results[2].Method != "S-HOPE" {
 		t.Errorf("rows %q, %q: want the baseline before S-HOPE", s.Results[1].Method, s.Results[2].Method)
 	}
-	if z, _ := s.Results[4].Exemplars.Dims(); z != 20 {
-		t.Errorf("%d joint exemplars, want 20", z)
+	// The k-means rows of the comparison maps and of HOPE embed S-HOPE's own 20 centres.
+	km := byName["k-means + S-HOPE"]
+	for _, m := range append([]string{"k-means + HOPE"}, rows[len(rows)-len(HOPEBaselines):]...) {
+		res := byName[m]
+		if res == nil {
+			t.Errorf("no result %s", m)
+			continue
+		}
+		if res.Reference != ExemplarReference || fmt.Sprint(res.ExLabels) != fmt.Sprint(km.ExLabels) {
+			t.Errorf("%s: 5-NN against %q with labels %v, want S-HOPE's 20 k-means centres %v", m, res.Reference, res.ExLabels, km.ExLabels)
+		}
+	}
+	// Joint learning moves the exemplars away from the k-means start.
+	if h := byName["HOPE + joint exemplars"]; h == nil || mat.Equal(h.Exemplars, byName["k-means + HOPE"].Exemplars) {
+		t.Error("HOPE's joint exemplars did not move from the k-means centres")
 	}
 }
 
