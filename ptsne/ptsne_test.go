@@ -151,6 +151,7 @@ func TestBadInput(t *testing.T) {
 		{"hidden", &dataset.Set{X: x}, Embedder{Hidden: []int{0}, Perplexity: 2}, "Hidden"},
 		{"tiny", &dataset.Set{X: mat.NewDense(2, 1, []float64{0, 1})}, Embedder{}, "at least 3"},
 		{"NaN", &dataset.Set{X: mat.NewDense(4, 1, []float64{0, 1, math.NaN(), 2})}, Embedder{Perplexity: 2}, "NaN"},
+		{"range", &dataset.Set{X: mat.NewDense(4, 1, []float64{-1e308, 1, 0, 1e308})}, Embedder{Perplexity: 2}, "too wide"},
 	} {
 		_, err := c.e.Fit(context.Background(), c.d)
 		if err == nil || !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), c.want) {

@@ -205,6 +205,9 @@ func pretrain(ctx context.Context, g *gemm, theta []float64, sizes []int, n int,
 		next := make([]float32, n*out)
 		idx := make([]int, 0, rbmBatch)
 		for lo := 0; lo < n; lo += rbmBatch {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
 			hi := min(lo+rbmBatch, n)
 			idx = idx[:0]
 			for i := lo; i < hi; i++ {
