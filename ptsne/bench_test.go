@@ -16,7 +16,9 @@ import (
 
 // BenchmarkEpochMNIST5000: one epoch (5 batches of 1,000) of the paper's 784–500–500–2000–2
 // network on the first 5,000 MNIST training rows, from the random start; Pretrain1 adds one
-// epoch of CD-1 for each of the four RBMs.
+// epoch of CD-1 for each of the four RBMs. Measured (-benchtime 1x, 3 runs interleaved with
+// the previous build, medians, shared 2-core machine at load 4–6): the previous build's epoch
+// (gonum's mat.Mul) 11.9 s, this one's 5.8 s; with pretraining 10.9 s.
 func BenchmarkEpochMNIST5000(b *testing.B) {
 	d, err := dataset.Load(filepath.Join(sharedtest.Data(b), "mnist", "train-images-idx3-ubyte.gz"), dataset.Options{})
 	if err != nil {
