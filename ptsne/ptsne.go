@@ -41,7 +41,9 @@
 // epochs. More gains little: 20 epochs 13.45 %, the original 50 13.35 % (seed 1), for 78 and
 // 190 s of pretraining. On MNIST (60,000/10,000 rows, 10 epochs of fine-tuning as
 // `lowdim reproduce hope` runs it) 10 epochs of pretraining brought the error from 17.81 % to
-// 13.42 % (the paper: 9.90 %), the fit from 574 to 1,081 s (492 s of it pretraining).
+// 13.42 % (the paper: 9.90 %), the fit from 574 to 1,081 s (492 s of it pretraining); with 20
+// epochs of fine-tuning 11.62 % (998 s, 293 s of it pretraining, the machine less loaded), so
+// much of what remains is fine-tuning cut short.
 //
 // # Cost
 //
