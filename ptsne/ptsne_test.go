@@ -43,7 +43,7 @@ func TestGradient(t *testing.T) {
 		for i := range theta {
 			theta[i] += 0.3 * r.NormFloat64() // biases too
 		}
-		tr := newTrainer(sizes, 12, 4, alpha)
+		tr := newTrainer(sizes, 12, 4, alpha, newGemm(1))
 		tr.load(x, rangeN(12), make([]float64, 6), 1)
 		grad := make([]float64, len(theta))
 		tr.costGrad(theta, grad)
@@ -67,7 +67,7 @@ func TestGradient(t *testing.T) {
 // TestPRows: each batch's P is symmetric, sums to 1 and has a zero diagonal.
 func TestPRows(t *testing.T) {
 	d := dataset.Digits().Subset(rangeN(50))
-	tr := newTrainer([]int{64, 3, 2}, 50, 10, 1)
+	tr := newTrainer([]int{64, 3, 2}, 50, 10, 1, newGemm(1))
 	tr.load(d.X, rangeN(50), make([]float64, 64), 16)
 	var sum float64
 	for i := range 50 {
@@ -151,6 +151,7 @@ func TestBadInput(t *testing.T) {
 		{"hidden", &dataset.Set{X: x}, Embedder{Hidden: []int{0}, Perplexity: 2}, "Hidden"},
 		{"tiny", &dataset.Set{X: mat.NewDense(2, 1, []float64{0, 1})}, Embedder{}, "at least 3"},
 		{"NaN", &dataset.Set{X: mat.NewDense(4, 1, []float64{0, 1, math.NaN(), 2})}, Embedder{Perplexity: 2}, "NaN"},
+		{"range", &dataset.Set{X: mat.NewDense(4, 1, []float64{-1e308, 1, 0, 1e308})}, Embedder{Perplexity: 2}, "too wide"},
 	} {
 		_, err := c.e.Fit(context.Background(), c.d)
 		if err == nil || !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), c.want) {
@@ -227,7 +228,7 @@ func FuzzDecodePtsne(f *testing.F) {
 // the digits had variance 1/64 each, and the paper's network collapsed USPS onto a line.
 func TestInputScale(t *testing.T) {
 	d := dataset.Digits().Subset(rangeN(200))
-	m, err := Embedder{Hidden: []int{4}, Batch: 100, Epochs: 1, Seed: 1}.Fit(context.Background(), d)
+	m, err := Embedder{Hidden: []int{4}, Batch: 100, Epochs: 1, Pretrain: -1, Seed: 1}.Fit(context.Background(), d)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,7 +104,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 		{"NCA", "L-BFGS from LDA" + map[bool]string{false: ", ≤ 50 iterations", true: upTo}[quick], sub(quadraticRows), nca.NCA{MaxIter: iters}, 0},
 		{"MCML", fmt.Sprintf("projected gradient on %d principal components%s", mcmlPCA, upTo), sub(mcmlRows), mcml.MCML{MaxIter: iters}, mcmlPCA},
 		{"LMNN", fmt.Sprintf("k = %d, μ = %g, L-BFGS from PCA%s", lmnn.DefaultK, lmnn.DefaultMu, upTo), sub(quadraticRows), lmnn.LMNN{MaxIter: iters}, 0},
-		{"pt-SNE", fmt.Sprintf("network %v, batch %d, %d epochs, Adam, no RBM pretraining", orDefault(pt.Hidden, ptsne.DefaultHidden), orInt(pt.Batch, ptsne.DefaultBatch), orInt(pt.Epochs, ptsne.DefaultEpochs)), train, pt, 0},
+		{"pt-SNE", fmt.Sprintf("network %v pretrained as RBMs (CD-1, %d epochs a layer), then batch %d, %d epochs of Adam", orDefault(pt.Hidden, ptsne.DefaultHidden), orInt(pt.Pretrain, ptsne.DefaultPretrain), orInt(pt.Batch, ptsne.DefaultBatch), orInt(pt.Epochs, ptsne.DefaultEpochs)), train, pt, 0},
 	}
 	var kmeansRows []*HOPEResult
 	for _, r := range rows {
