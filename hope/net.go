@@ -127,21 +127,6 @@ func (n *net) gemmBlock(blk int) {
 	}
 }
 
-// transpose writes the r×c row-major a into dst as c×r.
-func transpose(dst, a []float64, r, c int) {
-	const tile = 32
-	for i0 := 0; i0 < r; i0 += tile {
-		for j0 := 0; j0 < c; j0 += tile {
-			for i := i0; i < min(i0+tile, r); i++ {
-				row := a[i*c : i*c+c]
-				for j := j0; j < min(j0+tile, c); j++ {
-					dst[j*r+i] = row[j]
-				}
-			}
-		}
-	}
-}
-
 // forward maps the first r rows of n.x to n.y with parameters θ.
 func (n *net) forward(theta []float64, r int) {
 	c, w, b, p := n.blocks(theta)
@@ -153,7 +138,7 @@ func (n *net) forward(theta []float64, r int) {
 		return
 	}
 	m := n.m
-	transpose(n.wt, w.Data, f, m)
+	iblas.Transpose(n.wt, w.Data, f, m)
 	for i := range r {
 		copy(n.s[i*m:(i+1)*m], b)
 	}
@@ -236,8 +221,8 @@ func (n *net) backward(theta, grad []float64, r int, wantTheta, wantX bool) {
 		}
 		if wantTheta {
 			// ∂W = hᵀ·∂a: (f×r)·(r×m) as hᵀ · (∂aᵀ)ᵀ.
-			transpose(n.ht, n.h, r, f)
-			transpose(n.gst, n.gs, r, m)
+			iblas.Transpose(n.ht, n.h, r, f)
+			iblas.Transpose(n.gst, n.gs, r, m)
 			n.gemm(f, m, r, n.ht, r, n.gst, r, 1, gw.Data, max(m, 1))
 			for i := range r {
 				for k, v := range n.gs[i*m : (i+1)*m] {
@@ -251,13 +236,13 @@ func (n *net) backward(theta, grad []float64, r int, wantTheta, wantX bool) {
 	dpowMul(n.gh[:r*f], n.u[:r*f], n.order)
 	if wantTheta {
 		// ∂C = ∂uᵀ·x: (f×r)·(r×cols) as ∂uᵀ · (xᵀ)ᵀ.
-		transpose(n.ght, n.gh, r, f)
-		transpose(n.xt, n.x, r, cols)
+		iblas.Transpose(n.ght, n.gh, r, f)
+		iblas.Transpose(n.xt, n.x, r, cols)
 		n.gemm(f, cols, r, n.ght, r, n.xt, r, 1, gc.Data, cols)
 	}
 	if wantX {
 		// ∂x = ∂u·C = ∂u · (Cᵀ)ᵀ.
-		transpose(n.ct, c.Data, f, cols)
+		iblas.Transpose(n.ct, c.Data, f, cols)
 		n.gemm(r, cols, f, n.gh, f, n.ct, f, 0, n.gx, cols)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lowdim/lowdim/dataset"
+	iblas "github.com/lowdim/lowdim/internal/blas"
 	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkProduct(b *testing.B) {
 			defer g.close()
 			wt, c := make([]float64, in*out), make([]float64, rows*out)
 			for b.Loop() {
-				transpose(wt, w.RawMatrix().Data, in, out)
+				iblas.Transpose(wt, w.RawMatrix().Data, in, out)
 				g.nt(rows, out, in, 1, a.RawMatrix().Data, in, wt, in, 0, c, out)
 			}
 		})
@@ -87,8 +88,8 @@ func BenchmarkProduct(b *testing.B) {
 			defer g.close()
 			at, dt, c := make([]float64, in*rows), make([]float64, out*rows), make([]float64, in*out)
 			for b.Loop() {
-				transpose(at, a.RawMatrix().Data, rows, in)
-				transpose(dt, delta.RawMatrix().Data, rows, out)
+				iblas.Transpose(at, a.RawMatrix().Data, rows, in)
+				iblas.Transpose(dt, delta.RawMatrix().Data, rows, out)
 				g.nt(in, out, rows, 1, at, rows, dt, rows, 0, c, out)
 			}
 		})

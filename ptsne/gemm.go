@@ -92,18 +92,3 @@ func span4(b, n int) (lo, hi int) {
 	}
 	return lo, hi
 }
-
-// transpose writes the r×c row-major a into dst as c×r.
-func transpose(dst, a []float64, r, c int) {
-	const tile = 32
-	for i0 := 0; i0 < r; i0 += tile {
-		for j0 := 0; j0 < c; j0 += tile {
-			for i := i0; i < min(i0+tile, r); i++ {
-				row := a[i*c : i*c+c]
-				for j := j0; j < min(j0+tile, c); j++ {
-					dst[j*r+i] = row[j]
-				}
-			}
-		}
-	}
-}

@@ -85,6 +85,7 @@ import (
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/affinity"
 	"github.com/lowdim/lowdim/dataset"
+	iblas "github.com/lowdim/lowdim/internal/blas"
 	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
@@ -451,7 +452,7 @@ func (n *net) forward(theta []float64, x *mat.Dense) {
 		in, out := n.sizes[l-1], n.sizes[l]
 		w, b := layer(n.sizes, theta, l)
 		wt := n.wt[:in*out]
-		transpose(wt, w.RawMatrix().Data, in, out)
+		iblas.Transpose(wt, w.RawMatrix().Data, in, out)
 		a := n.act[l]
 		n.g.nt(n.rows, out, in, 1, n.act[l-1].RawMatrix().Data, in, wt, in, 0, a.RawMatrix().Data, out)
 		for i := range n.rows {
@@ -481,8 +482,8 @@ func (n *net) backward(theta, grad []float64) {
 		gw, gb := layer(n.sizes, grad, l)
 		// ∂C/∂W = act[l−1]ᵀ·δ[l] (in×out) = (act[l−1]ᵀ)·(δ[l]ᵀ)ᵀ
 		at, dt := n.at[:in*r], n.dt[:out*r]
-		transpose(at, n.act[l-1].RawMatrix().Data, r, in)
-		transpose(dt, n.delta[l].RawMatrix().Data, r, out)
+		iblas.Transpose(at, n.act[l-1].RawMatrix().Data, r, in)
+		iblas.Transpose(dt, n.delta[l].RawMatrix().Data, r, out)
 		n.g.nt(in, out, r, 1, at, r, dt, r, 0, gw.RawMatrix().Data, out)
 		clear(gb)
 		for i := range r {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/dataset"
+	iblas "github.com/lowdim/lowdim/internal/blas"
 	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
@@ -62,7 +63,7 @@ func newRBM(in, out int, linear bool, rng *rand.Rand) *rbm {
 	for i := range r.w {
 		r.w[i] = rbmInitSD * rng.NormFloat64()
 	}
-	transpose(r.wt, r.w, out, in)
+	iblas.Transpose(r.wt, r.w, out, in)
 	return r
 }
 
@@ -130,25 +131,25 @@ func (r *rbm) cd1(g *gemm, rows int, lr, mom float64, rng *rand.Rand) float64 {
 		r.dw[i] = mom*r.dw[i] + lr*(gv-rbmWeightDecay*r.w[i])
 		r.w[i] += r.dw[i]
 	}
-	transpose(r.wt, r.w, out, in)
+	iblas.Transpose(r.wt, r.w, out, in)
 	scale := lr / float64(rows)
-	for j := range in {
-		var s float64
-		for i := range rows {
-			s += v0[i*in+j] - v1[i*in+j]
-		}
-		r.da[j] = mom*r.da[j] + scale*s
-		r.a[j] += r.da[j]
-	}
-	for j := range out {
-		var s float64
-		for i := range rows {
-			s += h0[i*out+j] - h1[i*out+j]
-		}
-		r.db[j] = mom*r.db[j] + scale*s
-		r.b[j] += r.db[j]
-	}
+	biasStep(r.a, r.da, v0, v1, rows, mom, scale)
+	biasStep(r.b, r.db, h0, h1, rows, mom, scale)
 	return rec
+}
+
+// biasStep takes one momentum step of the biases c (velocity dc) along the column sums of
+// x0 − x1 (rows × len(c), row-major), scaled by scale: CD-1's data minus reconstruction term.
+func biasStep(c, dc, x0, x1 []float64, rows int, mom, scale float64) {
+	cols := len(c)
+	for j := range cols {
+		var s float64
+		for i := range rows {
+			s += x0[i*cols+j] - x1[i*cols+j]
+		}
+		dc[j] = mom*dc[j] + scale*s
+		c[j] += dc[j]
+	}
 }
 
 // rowSource fills dst (len(idx)×width) with the rows idx of a layer's input.

@@ -173,3 +173,28 @@ func BenchmarkSgemmNT(b *testing.B) {
 		b.ReportMetric(2*float64(m*n*k)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 	})
 }
+
+// TestTranspose: element (i, j) of a 37×70 matrix (neither side a multiple of the 32-row tile)
+// lands at (j, i), and transposing back gives the matrix again.
+func TestTranspose(t *testing.T) {
+	const r, c = 37, 70
+	a := make([]float64, r*c)
+	for i := range a {
+		a[i] = float64(i)
+	}
+	at, back := make([]float64, r*c), make([]float64, r*c)
+	Transpose(at, a, r, c)
+	for i := range r {
+		for j := range c {
+			if at[j*r+i] != a[i*c+j] {
+				t.Fatalf("(%d, %d): %g, want %g", j, i, at[j*r+i], a[i*c+j])
+			}
+		}
+	}
+	Transpose(back, at, c, r)
+	for i := range a {
+		if back[i] != a[i] {
+			t.Fatalf("twice transposed: element %d is %g, want %g", i, back[i], a[i])
+		}
+	}
+}
