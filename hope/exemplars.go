@@ -2,9 +2,13 @@ package hope
 
 import (
 	"context"
+	"fmt"
 	"math"
 
 	"gonum.org/v1/gonum/floats"
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/lowdim/lowdim/dataset"
 )
 
 // kmeansIterations bounds Lloyd's iterations of the supervised k-means.
@@ -142,4 +146,47 @@ func (t *trainer) jointStage(ctx context.Context) error {
 	copy(t.theta, t.best)
 	copy(t.ex, t.exBest)
 	return err
+}
+
+// KMeans returns exemplars as a fit with these settings starts its exemplar stage from, without
+// training a map: Exemplars centres in every class by the same supervised k-means (k-means++
+// seeding, then Lloyd's iterations) on the rows Split keeps for training, in the input space
+// (z×H, labels z). Train clusters the normalised rows, a shift and one scale of these, so its
+// clusters are of the same kind; its source has drawn the map's epochs first, so its centres are
+// those of another draw, as from another seed. It is for comparing other maps on
+// exemplars (the paper's Tables 2 and 4) when no HOPE map is trained.
+func (e Embedder) KMeans(d *dataset.Set) (centres *mat.Dense, labels []int, err error) {
+	if e.Exemplars <= 0 {
+		return nil, nil, dataset.Invalidf("hope: k-means needs Exemplars ≥ 1 per class, have %d", e.Exemplars)
+	}
+	_, classes, train, _, rng, err := e.split(d)
+	if err != nil {
+		return nil, nil, err
+	}
+	byClass := make([][]int, classes)
+	for _, i := range train {
+		byClass[d.Labels[i]] = append(byClass[d.Labels[i]], i)
+	}
+	for l, rows := range byClass {
+		if n := len(rows); n > 0 && n < e.Exemplars {
+			name := fmt.Sprint(l)
+			if l < len(d.ClassNames) {
+				name = d.ClassNames[l]
+			}
+			return nil, nil, dataset.Invalidf("hope: %d exemplars per class but class %s has only %d training rows", e.Exemplars, name, n)
+		}
+	}
+	cols := d.Dim()
+	norm := func(i int) []float64 { return d.X.RawRowView(i) }
+	var c []float64
+	for l, rows := range byClass {
+		if len(rows) == 0 {
+			continue
+		}
+		c = append(c, kmeansClass(rows, e.Exemplars, cols, norm, rng.Float64)...)
+		for range e.Exemplars {
+			labels = append(labels, l)
+		}
+	}
+	return mat.NewDense(len(labels), cols, c), labels, nil
 }

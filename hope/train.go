@@ -458,22 +458,28 @@ func splitRows(labels []int, classes int, fraction float64, exemplars int, rng *
 // Split returns the training and validation rows that Train would use for d: the same seeded
 // per-class hold-out. It fails like Train on missing labels or bad settings.
 func (e Embedder) Split(d *dataset.Set) (train, valid []int, err error) {
+	_, _, train, valid, _, err = e.split(d)
+	return train, valid, err
+}
+
+// split is Split, with the settings, the number of classes and the seed's source past the
+// split's draws, as a trainer has them.
+func (e Embedder) split(d *dataset.Set) (c config, classes int, train, valid []int, rng *rand.Rand, err error) {
 	if d == nil || !d.HasLabels() {
-		return nil, nil, dataset.Invalidf("hope: the data have no labels")
+		return c, 0, nil, nil, nil, dataset.Invalidf("hope: the data have no labels")
 	}
-	classes := 0
 	for i, l := range d.Labels {
 		if l < 0 {
-			return nil, nil, dataset.Invalidf("hope: row %d has no label; every training row needs one", i+1)
+			return c, 0, nil, nil, nil, dataset.Invalidf("hope: row %d has no label; every training row needs one", i+1)
 		}
 		classes = max(classes, l+1)
 	}
-	c, err := e.config(d.Dim(), classes)
-	if err != nil {
-		return nil, nil, err
+	if c, err = e.config(d.Dim(), classes); err != nil {
+		return c, 0, nil, nil, nil, err
 	}
-	train, valid = splitRows(d.Labels, classes, c.Validation, c.Exemplars, newRand(c.Seed))
-	return train, valid, nil
+	rng = newRand(c.Seed)
+	train, valid = splitRows(d.Labels, classes, c.Validation, c.Exemplars, rng)
+	return c, classes, train, valid, rng, nil
 }
 
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x686f7065)) }

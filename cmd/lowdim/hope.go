@@ -193,9 +193,12 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    speed-up of 20 exemplars and the test embeddings. S-HOPE trains on rows shifted by up to\n" +
 	"    1 pixel (-no-augment: plain rows only), next to a plain baseline row. -sets usps-mixed\n" +
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +
-	"    from other writers). About 100 minutes on 2 cores with -tags openblas (USPS 22, MNIST 75;\n" +
-	"    each fit stops at its epoch cap or time budget, whichever comes first: S-HOPE 15 minutes\n" +
-	"    on USPS, 60 on MNIST; -budget scales them; the comparison rows add roughly half an hour, an estimate);\n" +
+	"    from other writers). Each fit stops at its epoch cap or time budget, whichever comes\n" +
+	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
+	"    MNIST; -budget scales them); the comparison rows add about 8 minutes on USPS and 30 on\n" +
+	"    MNIST (pt-SNE's pretraining most of it). With -budget 0.35 USPS took 20 minutes, with\n" +
+	"    -budget 0.25 MNIST 49, plain build, 2 busy cores. -only baselines runs the comparison\n" +
+	"    rows alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -quick well under a minute.\n"
 
 // hopeReproduceFlags are the flags only reproduce hope takes.
@@ -218,12 +221,15 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	if paper == "hope" {
 		var bad []string
 		fs.Visit(func(f *flag.Flag) {
-			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" || f.Name == "starts" || f.Name == "only" {
+			if f.Name == "n" || f.Name == "folds" || f.Name == "scurve" || f.Name == "starts" {
 				bad = append(bad, "-"+f.Name)
 			}
 		})
 		if len(bad) > 0 {
 			return usagef("%s: only for reproduce nerv", strings.Join(bad, ", "))
+		}
+		if o := fs.Lookup("only").Value.String(); o != "" && o != "baselines" {
+			return usagef("-only: reproduce hope takes baselines (the comparison rows alone), found %q", o)
 		}
 		if !(*h.budget > 0) {
 			return usagef("-budget: expected a positive number, found %g", *h.budget)
@@ -250,13 +256,14 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	return nil
 }
 
-func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command string, seed uint64, quick bool, data string, workers int) error {
+func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command string, seed uint64, quick bool, data string, workers int, only string) error {
 	cfg := hopepaper.HOPEConfig{DataDir: data, Seed: seed, Quick: quick, Budget: *h.budget, Workers: workers, Log: e.stderr}
 	for _, s := range strings.Split(*h.sets, ",") {
 		cfg.Sets = append(cfg.Sets, strings.ToUpper(s))
 	}
 	cfg.CG = *h.optimizer == "cg"
 	cfg.NoAugment = *h.noAugment
+	cfg.ComparisonOnly = only == "baselines"
 	r, err := hopepaper.RunHOPE(ctx, cfg, command)
 	if err != nil {
 		return err

@@ -38,7 +38,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    mle.md. About 2 minutes on 2 busy cores; -quick some seconds.\n"+
 			scaleReproduceHelp+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
-			"after the paper's name. -folds, -only, -scurve and -starts belong to nerv only, -n to nerv and scale. Progress goes to\n"+
+			"after the paper's name. -folds, -scurve and -starts belong to nerv only, -only to nerv and hope, -n to nerv and scale. Progress goes to\n"+
 			"standard error.", e)
 	var (
 		out     = fs.String("o", "", "output `DIR` (default reproduce-PAPER: reproduce-nerv, reproduce-pe, …)")
@@ -50,7 +50,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		folds   = fs.Int("folds", 0, "nerv only: cross-validation folds (default 10; 3 with -quick)")
 		starts  = fs.Int("starts", 0, "nerv only: random starts NeRV is refitted from at every λ of Table 2 besides the PCA start, the best F kept as in the paper (default 5; none with -quick; -1 none)")
 		workers = fs.Int("workers", 0, "goroutines per fit (default: the number of CPUs)")
-		only    = fs.String("only", "", "nerv only: comma-separated experiments to run, of table2, supervised (§5) and tradeoff (default all)")
+		only    = fs.String("only", "", "nerv: comma-separated experiments to run, of table2, supervised (§5) and tradeoff (default all); hope: baselines, the comparison rows alone (LDA, LPP, NCA, MCML, LMNN, pt-SNE and their k-means rows), without HOPE or S-HOPE")
 	)
 	fs.Var(&n, "n", "nerv: rows per random subset (default 1500; 300 with -quick); scale: comma-separated MNIST `sizes` (default 10k,20k,70k; 5000 with -quick)")
 	hr := registerHOPEReproduce(fs)
@@ -97,7 +97,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return sr.run(ctx, e, fs, dir, command, *seed, *quick, *data, n)
 	}
 	if paper == "hope" {
-		return hr.run(ctx, e, dir, command, *seed, *quick, *data, *workers)
+		return hr.run(ctx, e, dir, command, *seed, *quick, *data, *workers, *only)
 	}
 	if paper == "pe" || paper == "mle" {
 		var nervOnly []string

@@ -29,12 +29,14 @@ func TestReproduceUsage(t *testing.T) {
 		{"reproduce", "scale", "-runs", "-1"},
 		{"reproduce", "scale", "-parts", "mnist,speed", "-lowdim", "/nonexistent"},
 		{"reproduce", "scale", "-n", "80000", "-lowdim", "/nonexistent"},
-		// -only names nerv's experiments and belongs to nerv.
+		// -only names nerv's experiments, or hope's comparison rows (baselines).
 		{"reproduce", "nerv", "-only", "table3"},
 		{"reproduce", "nerv", "-only", "supervised,"},
 		{"reproduce", "pe", "-only", "supervised"},
 		{"reproduce", "scale", "-only", "supervised"},
 		{"reproduce", "hope", "-only", "supervised"},
+		{"reproduce", "hope", "-only", "baselines,table2"},
+		{"reproduce", "nerv", "-only", "baselines"},
 	} {
 		if _, stderr, status := runCLI(t, "", args...); status != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, status, stderr)

@@ -47,6 +47,11 @@ type HOPEConfig struct {
 	// random shifts of up to AugmentShift pixels (hope.Augment, chosen on USPS's validation
 	// split) and the table also shows the plain fit, with its earlier epoch cap, as a baseline row.
 	NoAugment bool
+	// ComparisonOnly runs the comparison rows only (LDA, LPP, NCA, MCML, LMNN, pt-SNE and their
+	// k-means rows), without HOPE or S-HOPE: the k-means centres are then found by S-HOPE's
+	// supervised k-means on its training split (hope.Embedder.KMeans) without its fit, so they
+	// are another draw of the same procedure than a full run's.
+	ComparisonOnly bool
 	// Workers bounds the goroutines of the pairwise passes and k-NN; 0 means runtime.NumCPU().
 	Workers int
 	// Log receives one line per epoch and per finished fit; nil means silent.
@@ -380,6 +385,19 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 		return st
 	}
 
+	if c.ComparisonOnly {
+		ks := sig
+		ks.Exemplars = 2
+		ex, exLab, err := ks.KMeans(train)
+		if err != nil {
+			return nil, fmt.Errorf("reproduce: k-means on %s: %w", train.Name, err)
+		}
+		if err := c.runBaselines(ctx, train, test, ex, exLab, s); err != nil {
+			return nil, err
+		}
+		return s, c.inputKNN(ctx, sig, train, test, s)
+	}
+
 	// HOPE.
 	lin.MaxTime = budgets[0]
 	m, linSecs, err := fit(lin, "HOPE")
@@ -503,24 +521,28 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 		return nil, err
 	}
 
-	// 5-NN in the input space (USPS only: MNIST's 6e5 distance pairs × 784 are too slow here).
-	if isUSPS(set) || c.Quick {
-		t0 := time.Now()
-		e, err := hope.KNNError(ctx, train.X, train.Labels, test.X, test.Labels, 5, c.Workers)
-		if err != nil {
-			return nil, err
-		}
-		s.InputKNNError, s.InputKNNSeconds = e, time.Since(t0).Seconds()
-		tr, va, err := sig.Split(train)
-		if err != nil {
-			return nil, err
-		}
-		a, b := train.Subset(tr), train.Subset(va)
-		if s.InputValidError, err = hope.KNNError(ctx, a.X, a.Labels, b.X, b.Labels, 5, c.Workers); err != nil {
-			return nil, err
-		}
+	return s, c.inputKNN(ctx, sig, train, test, s)
+}
+
+// inputKNN measures 5-NN in the input space (USPS only: MNIST's 6e5 distance pairs × 784 are
+// too slow here), on the test rows and on S-HOPE's validation split.
+func (c *HOPEConfig) inputKNN(ctx context.Context, sig hope.Embedder, train, test *dataset.Set, s *HOPESet) error {
+	if !isUSPS(strings.ToUpper(train.Name)) && !c.Quick {
+		return nil
 	}
-	return s, nil
+	t0 := time.Now()
+	e, err := hope.KNNError(ctx, train.X, train.Labels, test.X, test.Labels, 5, c.Workers)
+	if err != nil {
+		return err
+	}
+	s.InputKNNError, s.InputKNNSeconds = e, time.Since(t0).Seconds()
+	tr, va, err := sig.Split(train)
+	if err != nil {
+		return err
+	}
+	a, b := train.Subset(tr), train.Subset(va)
+	s.InputValidError, err = hope.KNNError(ctx, a.X, a.Labels, b.X, b.Labels, 5, c.Workers)
+	return err
 }
 
 // kmeansSettings describes the exemplars of the k-means rows: S-HOPE's (hope.Embedder.Exemplars),

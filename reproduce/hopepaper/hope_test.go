@@ -185,3 +185,51 @@ func rowSum(r []float64) float64 {
 	}
 	return s
 }
+
+// TestHOPEComparisonOnly: `-only baselines` fits the six comparison maps and maps 20 k-means
+// centres with each, and nothing else: no HOPE or S-HOPE row, no curve.
+func TestHOPEComparisonOnly(t *testing.T) {
+	if testing.Short() || reprotest.RaceEnabled {
+		t.Skip("a few seconds of fits; skipped under -short and -race")
+	}
+	shared, err := reproduce.FindShared()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}, ComparisonOnly: true}
+	r, err := RunHOPE(context.Background(), c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := r.WriteDir(out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, HOPEReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(b)
+	s := r.Sets[0]
+	if len(s.Results) != 2*len(HOPEBaselines) {
+		t.Fatalf("%d results, want the %d comparison and k-means rows", len(s.Results), 2*len(HOPEBaselines))
+	}
+	for _, res := range s.Results {
+		if res.Reference == ExemplarReference && res.Method != KMeansRow(strings.TrimPrefix(res.Method, "k-means + ")) {
+			t.Errorf("unexpected exemplar row %s", res.Method)
+		}
+		if z := res.Exemplars; z != nil {
+			if n, _ := z.Dims(); n != 20 {
+				t.Errorf("%s: %d exemplars, want 20", res.Method, n)
+			}
+		}
+	}
+	for _, m := range HOPEMethods {
+		if strings.Contains(text, "| "+m+" |") {
+			t.Errorf("the comparison-only report has a %s row", m)
+		}
+	}
+	if !strings.Contains(text, "Comparison rows only") || strings.Contains(text, hopeCurvePlot(s.Data)) {
+		t.Error("the report does not say it ran the comparison rows only, or links a training curve")
+	}
+}
