@@ -38,7 +38,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    mle.md. About 2 minutes on 2 busy cores; -quick some seconds.\n"+
 			scaleReproduceHelp+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
-			"after the paper's name. -folds, -only, -scurve and -starts belong to nerv only, -n to nerv and scale. Progress goes to\n"+
+			"after the paper's name. -folds, -only, -scurve, -starts, -methods, -inner-folds and -inner-rounds belong to nerv only, -n to nerv and scale. Progress goes to\n"+
 			"standard error.", e)
 	var (
 		out     = fs.String("o", "", "output `DIR` (default reproduce-PAPER: reproduce-nerv, reproduce-pe, …)")
@@ -55,6 +55,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 	fs.Var(&n, "n", "nerv: rows per random subset (default 1500; 300 with -quick); scale: comma-separated MNIST `sizes` (default 10k,20k,70k; 5000 with -quick)")
 	hr := registerHOPEReproduce(fs)
 	sr := registerScaleReproduce(fs)
+	ns := registerNervSupervised(fs)
 	if err := parseFlags(fs, args, e); err != nil {
 		return err
 	}
@@ -76,6 +77,9 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := sr.check(fs, paper); err != nil {
+		return err
+	}
+	if err := ns.check(fs, paper); err != nil {
 		return err
 	}
 	nervN := 0
@@ -135,6 +139,9 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	cfg := nervpaper.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: nervN, Folds: *folds, RandomStarts: *starts, Workers: *workers, Log: e.stderr}
+	if err := ns.apply(&cfg); err != nil {
+		return err
+	}
 	if *only != "" {
 		cfg.Parts = strings.Split(*only, ",")
 		for _, p := range cfg.Parts {

@@ -42,6 +42,18 @@ type Config struct {
 	// MREIterations caps MRE's L-BFGS iterations in §5; 0 means 200, 50 when Quick (see
 	// RunSupervised for why not the package's 1,000).
 	MREIterations int
+	// InnerFolds is the number of parts each outer fold's training rows are split into to choose
+	// S-Isomap's α and K and MRE's σ_MRE on held-out parts, as the paper chose them "using the
+	// validation sets" (§5.3; validate.go): 0 means 3, a negative value means no validation
+	// (α = 0.5, the smallest connected K and a mean perplexity of 30, the package defaults).
+	InnerFolds int
+	// InnerRounds is how many of the InnerFolds parts take a turn as the held-out part: 0 means
+	// all of them (InnerFolds-fold cross-validation); 1 is a single split, 1/InnerFolds of the
+	// training rows held out, at 1/InnerFolds of the cost.
+	InnerRounds int
+	// Methods selects the rows of §5 by name, of SupervisedMethods; nil means all. The report
+	// names the rows left out.
+	Methods []string
 	// Parts selects the experiments: any of "table2" (the unsupervised 5-NN errors), "supervised"
 	// (§5) and "tradeoff" (the S-curve's λ trade-off); nil means all three.
 	Parts []string
@@ -84,6 +96,17 @@ func (c *Config) defaults() {
 		if c.Quick {
 			c.MREIterations = 50
 		}
+	}
+	if c.InnerFolds == 0 {
+		c.InnerFolds = 3
+	}
+	if c.InnerFolds < 0 {
+		c.InnerFolds, c.InnerRounds = -1, 0
+	} else if c.InnerRounds == 0 {
+		c.InnerRounds = c.InnerFolds
+	}
+	if c.Methods == nil {
+		c.Methods = SupervisedMethods
 	}
 	if c.Parts == nil {
 		c.Parts = Parts
