@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
 
 	"gonum.org/v1/gonum/mat"
@@ -139,7 +140,8 @@ func sisomapEmbed(ctx context.Context, seed uint64, d *dataset.Set, train, test 
 // 2K₀, scored by the mean inner held-out 5-NN error over the splits, the smallest kept (the
 // first in grid order — smaller α, then smaller K — on ties). A candidate that leaves some
 // inner graph disconnected at every K is out. The α are fitted concurrently, at most c.Workers
-// at a time (an S-Isomap fit runs on one core); the choice does not depend on the order.
+// at a time (0: one per CPU; an S-Isomap fit mostly runs on one core); the choice does not
+// depend on the order.
 func (c *Config) validateSIsomap(ctx context.Context, d *dataset.Set, train []int, seed uint64) (SIsomapChoice, error) {
 	trains, tests := c.innerSplits(train, seed)
 	na := len(SIsomapAlphas)
@@ -149,7 +151,11 @@ func (c *Config) validateSIsomap(ctx context.Context, d *dataset.Set, train []in
 		errs := make([]error, na)
 		scores := make([]float64, 2*na)
 		var wg sync.WaitGroup
-		sem := make(chan struct{}, max(c.Workers, 1))
+		workers := c.Workers
+		if workers == 0 {
+			workers = runtime.NumCPU()
+		}
+		sem := make(chan struct{}, workers)
 		for a, alpha := range SIsomapAlphas {
 			wg.Add(1)
 			go func() {
