@@ -305,3 +305,23 @@ func TestRandomStartsKeepBestF(t *testing.T) {
 		t.Fatalf("RandomStarts −1: restarts %v, err %v; want none", u.Restarts, err)
 	}
 }
+
+// TestSIsomapValidationWorkers: the α are fitted concurrently, and the choice and its score do
+// not depend on how many at a time.
+func TestSIsomapValidationWorkers(t *testing.T) {
+	d := reproduce.RandomSubset(dataset.Digits(), 150, 1)
+	train := seq(120)
+	var got []SIsomapChoice
+	for _, w := range []int{1, 3} {
+		c := Config{Seed: 1, Workers: w}
+		c.defaults()
+		ch, err := c.validateSIsomap(context.Background(), d, train, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ch)
+	}
+	if got[0] != got[1] || !slices.Contains(SIsomapAlphas, got[0].Alpha) || !(got[0].Error >= 0 && got[0].Error <= 1) {
+		t.Errorf("1 worker chose %+v, 3 workers %+v; want the same setting in the grid", got[0], got[1])
+	}
+}
