@@ -21,7 +21,7 @@ func registerNervSupervised(fs *flag.FlagSet) *nervSupervisedFlags {
 		methods: fs.String("methods", "", "nerv only: comma-separated `methods` of the supervised comparison to run, of "+
 			strings.Join(nervpaper.SupervisedMethods, ", ")+" (default all; the report names the rows left out)"),
 		innerFolds:  fs.Int("inner-folds", 0, "nerv only: parts of each fold's training rows in which S-Isomap's α and K and MRE's σ are chosen by held-out 5-NN error (default 3; -1 no validation: the package defaults)"),
-		innerRounds: fs.Int("inner-rounds", 0, "nerv only: how many of those parts are held out in turn (default all of them; 1 is a single split at a third of the cost)"),
+		innerRounds: fs.Int("inner-rounds", 0, "nerv only: how many of those parts are held out in turn (default 1, a single split; as many as -inner-folds for full cross-validation, at that many times the cost)"),
 	}
 }
 

@@ -134,7 +134,7 @@ func TestQuickReport(t *testing.T) {
 	text := string(md)
 	for _, want := range []string{"## 1. Unsupervised", "## 2. Supervised", "## 3. The precision–recall trade-off",
 		"Machine:", "Seed 1", "Command: `go test`", "total wall time", "13 most frequent", "p-value", "| PE |", "| MRE |", "Setup checked against the paper", "internal 3-fold cross-validation",
-		"Letter S-Isomap: α, K by 3-fold inner cross-validation: chosen α = ", "Landsat MRE: σ_MRE by 3-fold inner cross-validation: chosen perplexity ", "| S-Isomap α | S-Isomap K | MRE perplexity | σ_MRE |"} {
+		"Letter S-Isomap: α, K by one inner split (1/3 of the training rows held out): chosen α = ", "Landsat MRE: σ_MRE by one inner split (1/3 of the training rows held out): chosen perplexity ", "| S-Isomap α | S-Isomap K | MRE perplexity | σ_MRE |"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -167,9 +167,9 @@ func TestOnlySupervised(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs §5 on small subsets; skipped under -short")
 	}
-	// §5 with two of its methods, and one inner split: only those rows run, and the report says
-	// which were left out.
-	c := Config{DataDir: reprotest.DataDir(t), Seed: 1, Quick: true, N: 100, Folds: 2, Parts: []string{"supervised"}, Methods: []string{"mre", "sisomap"}, InnerRounds: 1}
+	// §5 with two of its methods, and full 3-fold inner cross-validation: only those rows run,
+	// and the report says which were left out.
+	c := Config{DataDir: reprotest.DataDir(t), Seed: 1, Quick: true, N: 100, Folds: 2, Parts: []string{"supervised"}, Methods: []string{"mre", "sisomap"}, InnerRounds: 3}
 	r, err := Run(context.Background(), c, "go test")
 	if err != nil {
 		t.Fatal(err)
@@ -194,7 +194,7 @@ func TestOnlySupervised(t *testing.T) {
 	if strings.Contains(text, "## 1.") || strings.Contains(text, "## 3.") || !strings.Contains(text, "## 2. Supervised") {
 		t.Error("the report of §5 alone has the wrong sections")
 	}
-	for _, want := range []string{"Not run (`-methods`): SNeRV (λ = 0.1), SNeRV (λ = 0.3), PE, PCA, NCA.", "one inner split (1/3 of the training rows held out)", "Letter S-Isomap: α, K by one inner split"} {
+	for _, want := range []string{"Not run (`-methods`): SNeRV (λ = 0.1), SNeRV (λ = 0.3), PE, PCA, NCA.", "3-fold inner cross-validation of its training rows", "Letter S-Isomap: α, K by 3-fold inner cross-validation: chosen"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
