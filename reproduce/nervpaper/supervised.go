@@ -59,8 +59,8 @@ type Supervised struct {
 	MRE     []MREChoice
 	// Skipped names the rows of methods left out by Config.Methods.
 	Skipped []string
-	// Example is SNeRV λ = 0.1 of the first fold (nil when SNeRV did not run): every row embedded, Test marks the held-out
-	// rows (their labels were hidden from the fit).
+	// Example is SNeRV λ = 0.1 of the first fold (nil when SNeRV did not run): every row
+	// embedded, ExampleMap marks the held-out rows (their labels were hidden from the fit).
 	Example    *mat.Dense
 	ExampleMap []bool
 	Labels     []int
