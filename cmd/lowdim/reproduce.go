@@ -23,8 +23,9 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    λ and five starts chosen by F as the paper did), supervised NeRV and Parametric\n"+
 			"    Embedding in 10-fold cross-validation with a paired t-test, and the precision–recall\n"+
 			"    trade-off over λ. Writes nerv.md. About 30–40 minutes on 2 cores, plus up to 25 per data\n"+
-			"    set for the other Table 2 rows (measured on Letter with the machine heavily loaded);\n"+
-			"    -quick about a minute.\n"+
+			"    set for the other Table 2 rows (measured on Letter with the machine heavily loaded), and\n"+
+			"    about an hour for §5's validation of S-Isomap's and MRE's settings (-inner-folds -1\n"+
+			"    skips it); -quick about a minute.\n"+
 			"  pe (Iwata et al., Neural Computation 2007): naive Bayes posteriors of BBC news and\n"+
 			"    Reuters R8 embedded by PE against MDS2 and SNE (prec(h), per-class F-measure), the\n"+
 			"    semi-supervised MNIST 0–4 digits with 10 and 100 labels per class, an LDA topic map\n"+
@@ -38,7 +39,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    mle.md. About 2 minutes on 2 busy cores; -quick some seconds.\n"+
 			scaleReproduceHelp+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
-			"after the paper's name. -folds, -scurve and -starts belong to nerv only, -only to nerv and hope, -n to nerv and scale. Progress goes to\n"+
+			"after the paper's name. -folds, -scurve, -starts, -methods, -inner-folds and -inner-rounds belong to nerv only, -only to nerv and hope, -n to nerv and scale. Progress goes to\n"+
 			"standard error.", e)
 	var (
 		out     = fs.String("o", "", "output `DIR` (default reproduce-PAPER: reproduce-nerv, reproduce-pe, …)")
@@ -55,6 +56,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 	fs.Var(&n, "n", "nerv: rows per random subset (default 1500; 300 with -quick); scale: comma-separated MNIST `sizes` (default 10k,20k,70k; 5000 with -quick)")
 	hr := registerHOPEReproduce(fs)
 	sr := registerScaleReproduce(fs)
+	ns := registerNervSupervised(fs)
 	if err := parseFlags(fs, args, e); err != nil {
 		return err
 	}
@@ -76,6 +78,9 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return err
 	}
 	if err := sr.check(fs, paper); err != nil {
+		return err
+	}
+	if err := ns.check(fs, paper); err != nil {
 		return err
 	}
 	nervN := 0
@@ -135,6 +140,9 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return nil
 	}
 	cfg := nervpaper.Config{DataDir: *data, SCurve: *scurve, Seed: *seed, Quick: *quick, N: nervN, Folds: *folds, RandomStarts: *starts, Workers: *workers, Log: e.stderr}
+	if err := ns.apply(&cfg); err != nil {
+		return err
+	}
 	if *only != "" {
 		cfg.Parts = strings.Split(*only, ",")
 		for _, p := range cfg.Parts {

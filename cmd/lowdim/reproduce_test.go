@@ -37,6 +37,13 @@ func TestReproduceUsage(t *testing.T) {
 		{"reproduce", "hope", "-only", "supervised"},
 		{"reproduce", "hope", "-only", "baselines,table2"},
 		{"reproduce", "nerv", "-only", "baselines"},
+		// -methods names §5's methods; it and the inner validation's flags belong to nerv.
+		{"reproduce", "nerv", "-methods", "isomap"},
+		{"reproduce", "nerv", "-methods", "mre,mre"},
+		{"reproduce", "nerv", "-inner-folds", "1"},
+		{"reproduce", "nerv", "-inner-rounds", "-1"},
+		{"reproduce", "pe", "-methods", "mre"},
+		{"reproduce", "hope", "-inner-folds", "5"},
 	} {
 		if _, stderr, status := runCLI(t, "", args...); status != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, status, stderr)
@@ -50,7 +57,7 @@ func TestReproduceUsage(t *testing.T) {
 	if status != 0 {
 		t.Fatalf("reproduce -h: status %d", status)
 	}
-	for _, want := range []string{"-o DIR", "reproduce-nerv", "reproduce-pe", "pe (Iwata", "scale (issue 16", "-max-n N", "-quick", "-seed", "(default 1)", "nerv only", "Exit status"} {
+	for _, want := range []string{"-o DIR", "reproduce-nerv", "reproduce-pe", "pe (Iwata", "scale (issue 16", "-max-n N", "-methods methods", "-inner-folds", "-quick", "-seed", "(default 1)", "nerv only", "Exit status"} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("reproduce -h lacks %q", want)
 		}

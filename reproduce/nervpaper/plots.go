@@ -39,6 +39,9 @@ func (r *Report) writePlots(dir string) error {
 		}
 	}
 	for _, s := range r.Supervised {
+		if s.Example == nil {
+			continue // SNeRV did not run
+		}
 		sp, err := viz.Scatter{Title: fmt.Sprintf("SNeRV λ = 0.1, %s fold 1: held-out 5-NN error %.3f",
 			s.Data, s.Methods[0].Errors[0])}.Plot(s.Example, s.Labels, s.ClassNames)
 		if err != nil {

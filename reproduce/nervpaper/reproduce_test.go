@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,10 +109,11 @@ func TestQuickReport(t *testing.T) {
 		}
 	}
 	for _, s := range r.Supervised {
-		// SNeRV at two λ, PE, PCA, NCA, S-Isomap (with a K per fold) and MRE.
-		if len(s.Methods) != 7 || s.Methods[2].Method != "PE" || s.Methods[4].Method != "NCA" || s.Methods[5].Method != "S-Isomap" || s.Methods[6].Method != "MRE" || len(s.SIsomapK) != 3 {
-			t.Errorf("%s: methods %v (S-Isomap K %v), want SNeRV ×2, PE, PCA, NCA, S-Isomap, MRE and 3 K", s.Data, s.Methods, s.SIsomapK)
+		// SNeRV at two λ, PE, PCA, NCA, S-Isomap and MRE (with their settings per fold).
+		if len(s.Methods) != 7 || s.Methods[2].Method != "PE" || s.Methods[4].Method != "NCA" || s.Methods[5].Method != "S-Isomap" || s.Methods[6].Method != "MRE" || len(s.SIsomap) != 3 || len(s.MRE) != 3 || len(s.Skipped) != 0 {
+			t.Errorf("%s: methods %v (S-Isomap %v, MRE %v, skipped %v), want SNeRV ×2, PE, PCA, NCA, S-Isomap, MRE and 3 settings each", s.Data, s.Methods, s.SIsomap, s.MRE, s.Skipped)
 		}
+		checkChoices(t, s)
 		if s.Best == s.Second || !(s.Test.P >= 0 && s.Test.P <= 1) {
 			t.Errorf("%s: best %d second %d p %v", s.Data, s.Best, s.Second, s.Test.P)
 		}
@@ -131,7 +133,8 @@ func TestQuickReport(t *testing.T) {
 	}
 	text := string(md)
 	for _, want := range []string{"## 1. Unsupervised", "## 2. Supervised", "## 3. The precision–recall trade-off",
-		"Machine:", "Seed 1", "Command: `go test`", "total wall time", "13 most frequent", "p-value", "| PE |", "| MRE |", "Setup checked against the paper", "internal 3-fold cross-validation"} {
+		"Machine:", "Seed 1", "Command: `go test`", "total wall time", "13 most frequent", "p-value", "| PE |", "| MRE |", "Setup checked against the paper", "internal 3-fold cross-validation",
+		"Letter S-Isomap: α, K by one inner split (1/3 of the training rows held out): chosen α = ", "Landsat MRE: σ_MRE by one inner split (1/3 of the training rows held out): chosen perplexity ", "| S-Isomap α | S-Isomap K | MRE perplexity | σ_MRE |"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("report lacks %q", want)
 		}
@@ -155,10 +158,18 @@ func TestOnlySupervised(t *testing.T) {
 			t.Errorf("parts %q: error %v, want ErrInvalid", parts, err)
 		}
 	}
+	for _, c := range []Config{{Methods: []string{"isomap"}}, {Methods: []string{}}, {Methods: []string{"mre", "mre"}}, {InnerFolds: 1}, {InnerFolds: 3, InnerRounds: 4}} {
+		c.DataDir, c.Quick = t.TempDir(), true
+		if _, err := Run(context.Background(), c, "go test"); !errors.Is(err, dataset.ErrInvalid) {
+			t.Errorf("methods %q, inner folds %d, rounds %d: error %v, want ErrInvalid", c.Methods, c.InnerFolds, c.InnerRounds, err)
+		}
+	}
 	if testing.Short() {
 		t.Skip("runs §5 on small subsets; skipped under -short")
 	}
-	c := Config{DataDir: reprotest.DataDir(t), Seed: 1, Quick: true, N: 100, Folds: 2, Parts: []string{"supervised"}}
+	// §5 with two of its methods, and full 3-fold inner cross-validation: only those rows run,
+	// and the report says which were left out.
+	c := Config{DataDir: reprotest.DataDir(t), Seed: 1, Quick: true, N: 100, Folds: 2, Parts: []string{"supervised"}, Methods: []string{"mre", "sisomap"}, InnerRounds: 3}
 	r, err := Run(context.Background(), c, "go test")
 	if err != nil {
 		t.Fatal(err)
@@ -166,12 +177,56 @@ func TestOnlySupervised(t *testing.T) {
 	if len(r.Unsupervised) != 0 || len(r.Supervised) != 2 || r.SCurve != nil {
 		t.Fatalf("%d unsupervised, %d supervised results, S-curve %v; want §5 alone", len(r.Unsupervised), len(r.Supervised), r.SCurve != nil)
 	}
+	for _, s := range r.Supervised {
+		if len(s.Methods) != 2 || s.Methods[0].Method != "S-Isomap" || s.Methods[1].Method != "MRE" || len(s.Skipped) != 5 || s.Example != nil || len(s.Metrics) != 0 {
+			t.Errorf("%s: methods %v, skipped %v, example %v, %d mixtures; want S-Isomap and MRE alone", s.Data, s.Methods, s.Skipped, s.Example != nil, len(s.Metrics))
+		}
+		if len(s.SIsomap) != 2 || len(s.MRE) != 2 {
+			t.Errorf("%s: %d S-Isomap and %d MRE settings, want one per fold (2)", s.Data, len(s.SIsomap), len(s.MRE))
+		}
+		checkChoices(t, s)
+	}
 	var b strings.Builder
 	if err := r.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
-	if text := b.String(); strings.Contains(text, "## 1.") || strings.Contains(text, "## 3.") || !strings.Contains(text, "## 2. Supervised") {
+	text := b.String()
+	if strings.Contains(text, "## 1.") || strings.Contains(text, "## 3.") || !strings.Contains(text, "## 2. Supervised") {
 		t.Error("the report of §5 alone has the wrong sections")
+	}
+	for _, want := range []string{"Not run (`-methods`): SNeRV (λ = 0.1), SNeRV (λ = 0.3), PE, PCA, NCA.", "3-fold inner cross-validation of its training rows", "Letter S-Isomap: α, K by 3-fold inner cross-validation: chosen"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"NaN", "Inf", "%!", "snerv-"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("report contains %q", bad)
+		}
+	}
+}
+
+// checkChoices: every fold's S-Isomap and MRE settings lie in their validation grids, and the
+// chosen candidate's inner error is a fraction.
+func checkChoices(t *testing.T, s *Supervised) {
+	t.Helper()
+	for f, ch := range s.SIsomap {
+		if !slices.Contains(SIsomapAlphas, ch.Alpha) || !slices.Contains(SIsomapKs, ch.K) || !(ch.Error >= 0 && ch.Error <= 1) {
+			t.Errorf("%s fold %d: S-Isomap chose %+v, outside α ∈ %v, K ∈ %v", s.Data, f+1, ch, SIsomapAlphas, SIsomapKs)
+		}
+	}
+	for f, ch := range s.MRE {
+		if !slices.Contains(MREPerplexities, ch.Perplexity) || !(ch.Sigma > 0) || !(ch.Error >= 0 && ch.Error <= 1) {
+			t.Errorf("%s fold %d: MRE chose %+v, outside perplexity ∈ %v", s.Data, f+1, ch, MREPerplexities)
+		}
+	}
+}
+
+// TestTally: the settings summary lists the most common value first, then by first appearance.
+func TestTally(t *testing.T) {
+	got := tally([]string{"a", "b", "b", "c", "a", "b"})
+	if want := "b in 3 folds; a in 2 folds; c in 1 fold"; got != want {
+		t.Errorf("tally = %q, want %q", got, want)
 	}
 }
 
@@ -248,5 +303,25 @@ func TestRandomStartsKeepBestF(t *testing.T) {
 	c.RandomStarts = -1
 	if u, err := RunUnsupervised(context.Background(), c, d); err != nil || u.Restarts != nil {
 		t.Fatalf("RandomStarts −1: restarts %v, err %v; want none", u.Restarts, err)
+	}
+}
+
+// TestSIsomapValidationWorkers: the α are fitted concurrently, and the choice and its score do
+// not depend on how many at a time.
+func TestSIsomapValidationWorkers(t *testing.T) {
+	d := reproduce.RandomSubset(dataset.Digits(), 150, 1)
+	train := seq(120)
+	var got []SIsomapChoice
+	for _, w := range []int{1, 3} {
+		c := Config{Seed: 1, Workers: w}
+		c.defaults()
+		ch, err := c.validateSIsomap(context.Background(), d, train, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, ch)
+	}
+	if got[0] != got[1] || !slices.Contains(SIsomapAlphas, got[0].Alpha) || !(got[0].Error >= 0 && got[0].Error <= 1) {
+		t.Errorf("1 worker chose %+v, 3 workers %+v; want the same setting in the grid", got[0], got[1])
 	}
 }

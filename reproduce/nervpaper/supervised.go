@@ -2,16 +2,15 @@ package nervpaper
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/baseline/mre"
 	"github.com/lowdim/lowdim/baseline/nca"
 	"github.com/lowdim/lowdim/baseline/sisomap"
@@ -53,11 +52,15 @@ type Supervised struct {
 	// (twoBest); Test is the paired t-test of their fold errors, as in the paper's Table 3.
 	Best, Second int
 	Test         reproduce.TTest
-	Metrics      []FoldMetric
-	// SIsomapK is the graph size S-Isomap used in each fold (foldSIsomap).
-	SIsomapK []int
-	// Example is SNeRV λ = 0.1 of the first fold: every row embedded, Test marks the held-out
-	// rows (their labels were hidden from the fit).
+	Metrics      []FoldMetric // one per fold when SNeRV or PE ran
+	// SIsomap and MRE are the settings those methods used in each fold, chosen by inner
+	// validation (validate.go); empty when the method did not run.
+	SIsomap []SIsomapChoice
+	MRE     []MREChoice
+	// Skipped names the rows of methods left out by Config.Methods.
+	Skipped []string
+	// Example is SNeRV λ = 0.1 of the first fold (nil when SNeRV did not run): every row
+	// embedded, ExampleMap marks the held-out rows (their labels were hidden from the fit).
 	Example    *mat.Dense
 	ExampleMap []bool
 	Labels     []int
@@ -105,12 +108,7 @@ func (s SNeRV) Fit(ctx context.Context, d *dataset.Set) ([]*mat.Dense, FoldMetri
 	if err != nil {
 		return nil, FoldMetric{}, fmt.Errorf("learning metric: %w", err)
 	}
-	g, _, _ := mix.Dims()
-	n := d.Len()
-	fm := FoldMetric{Gaussians: g, Width: mix.Width, Perplexity: 0.5 * float64(n) / float64(g), Mixture: mix}
-	// Floor and ceiling only bind on small quick runs (G close to n): a neighbourhood of two or
-	// three points says little, and k_eff must stay below n−1.
-	fm.Perplexity = math.Max(MinPerplexity, math.Min(fm.Perplexity, float64(n)/2))
+	fm := foldMetric(mix, d.Len())
 	out := make([]*mat.Dense, len(s.Lambdas))
 	for i, lam := range s.Lambdas {
 		m, err := nerv.Embedder{
@@ -125,18 +123,56 @@ func (s SNeRV) Fit(ctx context.Context, d *dataset.Set) ([]*mat.Dense, FoldMetri
 	return out, fm, nil
 }
 
+// SupervisedMethods names the methods of §5 that Config.Methods selects from, in the report's
+// row order: SNeRV (at both λ), PE, PCA, NCA, S-Isomap and MRE.
+var SupervisedMethods = []string{"snerv", "pe", "pca", "nca", "sisomap", "mre"}
+
+// supervisedRows maps a method of SupervisedMethods to its rows' names.
+func supervisedRows(method string) []string {
+	switch method {
+	case "snerv":
+		var out []string
+		for _, lam := range SupervisedLambdas {
+			out = append(out, fmt.Sprintf("SNeRV (λ = %g)", lam))
+		}
+		return out
+	case "pe":
+		return []string{"PE"}
+	case "pca":
+		return []string{"PCA"}
+	case "nca":
+		return []string{"NCA"}
+	case "sisomap":
+		return []string{"S-Isomap"}
+	case "mre":
+		return []string{"MRE"}
+	}
+	return nil
+}
+
+// foldMetric describes a fold's mixture, fitted to the labelled rows of n rows in all.
+func foldMetric(mix *posterior.Mixture, n int) FoldMetric {
+	g, _, _ := mix.Dims()
+	fm := FoldMetric{Gaussians: g, Width: mix.Width, Perplexity: 0.5 * float64(n) / float64(g), Mixture: mix}
+	// Floor and ceiling only bind on small quick runs (G close to n): a neighbourhood of two or
+	// three points says little, and k_eff must stay below n−1.
+	fm.Perplexity = math.Max(MinPerplexity, math.Min(fm.Perplexity, float64(n)/2))
+	return fm
+}
+
 // RunSupervised runs c.Folds-fold cross-validation on d (already the random subset): in each fold
 // the held-out rows are embedded with their labels hidden, by SNeRV at λ = 0.1 and 0.3, by
 // Parametric Embedding of the same fold's discriminative mixture (fitted on the training rows'
 // posteriors, held-out rows placed by Transform), by PCA (fitted on all rows; it never sees
-// labels), by NCA (a linear map learnt from the training rows' labels) and by supervised Isomap
-// of the training rows with its out-of-sample network (foldSIsomap), and by MRE of all rows
-// (baseline/mre: the held-out rows take part in its feature relation only, as the paper
-// describes; σ_MRE at the package's default, a mean perplexity of 30, where the paper chose it
-// by internal validation; at most c.MREIterations L-BFGS iterations, since at n = 1,500 one
-// iteration costs about 0.2 s on a loaded 2-core machine and the package's 1,000 would add
-// half an hour per data set), and classified by 5-NN among the training rows in the
-// embedding. The two methods with the lowest mean error are compared by a paired t-test.
+// labels), by NCA (a linear map learnt from the training rows' labels), by supervised Isomap
+// of the training rows with its out-of-sample network (α and K chosen by inner validation on
+// the training rows, validate.go), and by MRE of all rows (baseline/mre: the held-out rows take
+// part in its feature relation only, as the paper describes; σ_MRE chosen by inner validation
+// likewise; at most c.MREIterations L-BFGS iterations, since at n = 1,500 one iteration costs
+// about 0.15 s on a 2-core machine and the package's 1,000 would add half an hour per data
+// set), and classified by 5-NN among the training rows in the embedding. Only the methods of
+// c.Methods run. The two methods with the lowest mean error (of different families) are
+// compared by a paired t-test.
 func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, error) {
 	c.defaults()
 	if !d.HasLabels() {
@@ -146,14 +182,15 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 	n := d.Len()
 	folds := Folds(n, c.Folds, c.Seed)
 	r := &Supervised{Data: d.Name, N: n, Classes: len(d.ClassNames), Folds: c.Folds, Labels: d.Labels, ClassNames: d.ClassNames}
-	names := make([]string, 0, len(SupervisedLambdas)+2)
-	for _, lam := range SupervisedLambdas {
-		names = append(names, fmt.Sprintf("SNeRV (λ = %g)", lam))
-	}
-	names = append(names, "PE", "PCA", "NCA", "S-Isomap", "MRE")
-	r.Methods = make([]CVScore, len(names))
-	for m := range names {
-		r.Methods[m] = CVScore{Method: names[m], Errors: make([]float64, c.Folds)}
+	sel := func(m string) bool { return slices.Contains(c.Methods, m) }
+	for _, m := range SupervisedMethods {
+		if !sel(m) {
+			r.Skipped = append(r.Skipped, supervisedRows(m)...)
+			continue
+		}
+		for _, name := range supervisedRows(m) {
+			r.Methods = append(r.Methods, CVScore{Method: name, Errors: make([]float64, c.Folds)})
+		}
 	}
 	iters := 0
 	if c.Quick {
@@ -174,83 +211,126 @@ func RunSupervised(ctx context.Context, c Config, d *dataset.Set) (*Supervised, 
 				train = append(train, i)
 			}
 		}
+		fail := func(what string, err error) error {
+			return fmt.Errorf("reproduce: %s fold %d: %s%w", d.Name, f+1, what, err)
+		}
+		var (
+			ys   []*mat.Dense
+			secs []float64
+			note []string // the fold's chosen settings, for the log
+		)
 		t0 := time.Now()
-		ys, fm, err := SNeRV{
-			Mixture: posterior.DiscriminativeMixture{Seed: c.Seed + uint64(f), ValidationFolds: max(c.ValidationFolds, 0)},
-			Lambdas: SupervisedLambdas, Workers: c.Workers, Iterations: iters, Seed: c.Seed,
-		}.Fit(ctx, hidden)
-		if err != nil {
-			return nil, fmt.Errorf("reproduce: %s fold %d: %w", d.Name, f+1, err)
+		took := func(y ...*mat.Dense) {
+			for range y {
+				secs = append(secs, time.Since(t0).Seconds()/float64(len(y)))
+			}
+			ys = append(ys, y...)
+			t0 = time.Now()
 		}
-		secs := make([]float64, len(names))
-		for m := range SupervisedLambdas {
-			secs[m] = time.Since(t0).Seconds() / float64(len(SupervisedLambdas))
+		var fm FoldMetric
+		switch {
+		case sel("snerv"):
+			var sy []*mat.Dense
+			var err error
+			sy, fm, err = SNeRV{
+				Mixture: posterior.DiscriminativeMixture{Seed: c.Seed + uint64(f), ValidationFolds: max(c.ValidationFolds, 0)},
+				Lambdas: SupervisedLambdas, Workers: c.Workers, Iterations: iters, Seed: c.Seed,
+			}.Fit(ctx, hidden)
+			if err != nil {
+				return nil, fail("", err)
+			}
+			took(sy...)
+			if f == 0 {
+				r.Example, r.ExampleMap = sy[0], inTest
+			}
+		case sel("pe"):
+			// PE alone still needs the fold's mixture (not SNeRV's distances).
+			mix, err := posterior.DiscriminativeMixture{Seed: c.Seed + uint64(f), ValidationFolds: max(c.ValidationFolds, 0)}.Fit(ctx, hidden)
+			if err != nil {
+				return nil, fail("discriminative mixture: ", err)
+			}
+			fm = foldMetric(mix, n)
+			t0 = time.Now()
 		}
-		r.Metrics = append(r.Metrics, fm)
-		t0 = time.Now()
-		py, err := foldPE(ctx, c, fm.Mixture, d, train, test)
-		if err != nil {
-			return nil, fmt.Errorf("reproduce: %s fold %d: PE: %w", d.Name, f+1, err)
+		if fm.Mixture != nil {
+			r.Metrics = append(r.Metrics, fm)
+			note = append(note, fmt.Sprintf("G=%d s=%.3g k_eff=%.1f", fm.Gaussians, fm.Width, fm.Perplexity))
 		}
-		ys = append(ys, py)
-		secs[len(SupervisedLambdas)] = time.Since(t0).Seconds()
-		t0 = time.Now()
-		pm, err := linproj.PCA{}.Fit(ctx, hidden)
-		if err != nil {
-			return nil, fmt.Errorf("reproduce: %s fold %d: PCA: %w", d.Name, f+1, err)
+		if sel("pe") {
+			py, err := foldPE(ctx, c, fm.Mixture, d, train, test)
+			if err != nil {
+				return nil, fail("PE: ", err)
+			}
+			took(py)
 		}
-		ys = append(ys, pm.Embedding())
-		secs[len(SupervisedLambdas)+1] = time.Since(t0).Seconds()
-		// NCA learns its map from the training rows' labels; the held-out rows (label −1) are
-		// embedded by the map only.
-		t0 = time.Now()
-		nm, err := nca.NCA{MaxIter: iters}.Fit(ctx, hidden)
-		if err != nil {
-			return nil, fmt.Errorf("reproduce: %s fold %d: NCA: %w", d.Name, f+1, err)
+		if sel("pca") {
+			pm, err := linproj.PCA{}.Fit(ctx, hidden)
+			if err != nil {
+				return nil, fail("PCA: ", err)
+			}
+			took(pm.Embedding())
 		}
-		ys = append(ys, nm.Embedding())
-		secs[len(SupervisedLambdas)+2] = time.Since(t0).Seconds()
-		t0 = time.Now()
-		sy, sk, err := foldSIsomap(ctx, c, d, train, test)
-		if err != nil {
-			return nil, fmt.Errorf("reproduce: %s fold %d: S-Isomap: %w", d.Name, f+1, err)
+		if sel("nca") {
+			// NCA learns its map from the training rows' labels; the held-out rows (label −1)
+			// are embedded by the map only.
+			nm, err := nca.NCA{MaxIter: iters}.Fit(ctx, hidden)
+			if err != nil {
+				return nil, fail("NCA: ", err)
+			}
+			took(nm.Embedding())
 		}
-		ys = append(ys, sy)
-		r.SIsomapK = append(r.SIsomapK, sk)
-		secs[len(SupervisedLambdas)+3] = time.Since(t0).Seconds()
-		// MRE embeds every row at once, the held-out ones through the feature relation only.
-		t0 = time.Now()
-		mm, err := mre.MRE{MaxIter: c.MREIterations, Workers: c.Workers}.Fit(ctx, hidden)
-		if err != nil {
-			return nil, fmt.Errorf("reproduce: %s fold %d: MRE: %w", d.Name, f+1, err)
+		if sel("sisomap") {
+			sy, ch, err := c.foldSIsomap(ctx, d, train, test, c.Seed+uint64(f))
+			if err != nil {
+				return nil, fail("S-Isomap: ", err)
+			}
+			took(sy)
+			r.SIsomap = append(r.SIsomap, ch)
+			note = append(note, fmt.Sprintf("S-Isomap α=%g K=%d", ch.Alpha, ch.K))
 		}
-		ys = append(ys, mm.Embedding())
-		secs[len(SupervisedLambdas)+4] = time.Since(t0).Seconds()
+		if sel("mre") {
+			// MRE embeds every row at once, the held-out ones through the feature relation only.
+			ch := MREChoice{Perplexity: mre.DefaultPerplexity, Error: math.NaN()}
+			if c.InnerFolds > 0 {
+				var err error
+				if ch, err = c.validateMRE(ctx, d, train, c.Seed+uint64(f)); err != nil {
+					return nil, fail("", err)
+				}
+			}
+			mm, err := mre.MRE{Perplexity: ch.Perplexity, MaxIter: c.MREIterations, Workers: c.Workers}.Fit(ctx, hidden)
+			if err != nil {
+				return nil, fail("MRE: ", err)
+			}
+			ch.Sigma = mm.(*mre.Model).Sigma
+			took(mm.Embedding())
+			r.MRE = append(r.MRE, ch)
+			note = append(note, fmt.Sprintf("MRE perplexity %g (σ %.3g)", ch.Perplexity, ch.Sigma))
+		}
+		var errs, times []string
 		for m, y := range ys {
 			e, err := reproduce.HeldOutKNNError(y, d.Labels, train, test, 5)
 			if err != nil {
-				return nil, fmt.Errorf("reproduce: %s fold %d: %w", d.Name, f+1, err)
+				return nil, fail("", err)
 			}
 			r.Methods[m].Errors[f] = e
 			r.Methods[m].Seconds += secs[m]
+			errs = append(errs, fmt.Sprintf("%s %.3f", r.Methods[m].Method, e))
+			times = append(times, fmt.Sprintf("%s %.1fs", r.Methods[m].Method, secs[m]))
 		}
-		if f == 0 {
-			r.Example, r.ExampleMap = ys[0], inTest
-		}
-		c.logf("%s: fold %d/%d  G=%d s=%.3g k_eff=%.1f  5-NN test error: SNeRV 0.1 %.3f, SNeRV 0.3 %.3f, PE %.3f, PCA %.3f, NCA %.3f, S-Isomap %.3f (K %d), MRE %.3f  (SNeRV %.1fs, PE %.2fs, S-Isomap %.1fs, MRE %.1fs)",
-			d.Name, f+1, c.Folds, fm.Gaussians, fm.Width, fm.Perplexity,
-			r.Methods[0].Errors[f], r.Methods[1].Errors[f], r.Methods[2].Errors[f], r.Methods[3].Errors[f], r.Methods[4].Errors[f], r.Methods[5].Errors[f], sk, r.Methods[6].Errors[f],
-			secs[0]*float64(len(SupervisedLambdas)), secs[len(SupervisedLambdas)], secs[len(SupervisedLambdas)+3], secs[len(SupervisedLambdas)+4])
+		c.logf("%s: fold %d/%d  %s  5-NN test error: %s  (%s)", d.Name, f+1, c.Folds, strings.Join(note, ", "), strings.Join(errs, ", "), strings.Join(times, ", "))
 	}
 	for m := range r.Methods {
 		r.Methods[m].Mean, r.Methods[m].Std = reproduce.MeanStd(r.Methods[m].Errors)
 	}
 	r.Best, r.Second = twoBest(r.Methods)
-	t, err := reproduce.PairedTTest(r.Methods[r.Best].Errors, r.Methods[r.Second].Errors)
-	if err != nil {
-		return nil, err
+	r.Test = reproduce.TTest{T: math.NaN(), P: math.NaN()}
+	if r.Second >= 0 {
+		t, err := reproduce.PairedTTest(r.Methods[r.Best].Errors, r.Methods[r.Second].Errors)
+		if err != nil {
+			return nil, err
+		}
+		r.Test = t
 	}
-	r.Test = t
 	r.Seconds = time.Since(start).Seconds()
 	return r, nil
 }
@@ -293,56 +373,32 @@ func foldPE(ctx context.Context, c Config, mix *posterior.Mixture, d *dataset.Se
 	return y, nil
 }
 
-// SIsomapKs are the graph sizes foldSIsomap tries, smallest first.
+// SIsomapKs are the graph sizes S-Isomap tries, smallest first; each is twice the one before, so
+// that 2K₀ (validate.go) is the next one.
 var SIsomapKs = []int{10, 20, 40, 80, 160}
 
-// foldSIsomap embeds one fold by supervised Isomap (Geng et al. 2005) of the training rows, with
-// the smallest K of SIsomapKs whose graph is connected (the label-aware dissimilarity keeps a
-// row's nearest rows in its class, so small K leaves one component per class or group of
-// classes; the paper does not say how it chose K), and places the held-out rows by the model's
-// out-of-sample network, which sees their features only. It returns every row's coordinates and
-// the K used.
-func foldSIsomap(ctx context.Context, c Config, d *dataset.Set, train, test []int) (*mat.Dense, int, error) {
-	tr := d.Subset(train)
-	var (
-		m   lowdim.Model
-		err error
-		k   int
-	)
-	for _, k = range SIsomapKs {
-		if k >= len(train) {
-			break
-		}
-		m, err = sisomap.SIsomap{K: k, Seed: c.Seed}.Fit(ctx, tr)
-		var de *sisomap.DisconnectedError
-		if !errors.As(err, &de) {
-			break
+// foldSIsomap embeds one fold by supervised Isomap (Geng et al. 2005) of the training rows and
+// places the held-out rows by the model's out-of-sample network, which sees their features
+// only. α and K are chosen by c.validateSIsomap on the training rows (K₀ or 2K₀, K₀ the
+// smallest K of SIsomapKs whose graph is connected: the label-aware dissimilarity keeps a row's
+// nearest rows in its class, so small K leaves one component per class or group of classes);
+// without validation α is the package default and K is K₀. It returns every row's coordinates
+// and the choice.
+func (c *Config) foldSIsomap(ctx context.Context, d *dataset.Set, train, test []int, seed uint64) (*mat.Dense, SIsomapChoice, error) {
+	ch := SIsomapChoice{Alpha: sisomap.DefaultAlpha, Error: math.NaN()}
+	if c.InnerFolds > 0 {
+		var err error
+		if ch, err = c.validateSIsomap(ctx, d, train, seed); err != nil {
+			return nil, ch, err
 		}
 	}
-	if err != nil {
-		return nil, k, err
+	// The outer fits keep the run's seed for the network's centres, as before validation.
+	y, k, err := sisomapEmbed(ctx, c.Seed, d, train, test, ch.Alpha, SIsomapKs)
+	if err == nil && ch.Double {
+		y, k, err = sisomapEmbed(ctx, c.Seed, d, train, test, ch.Alpha, []int{2 * k})
 	}
-	sm, ok := m.(*sisomap.Model)
-	if !ok {
-		return nil, k, dataset.Invalidf("S-Isomap: %d training rows are too few for K = %d", len(train), SIsomapKs[0])
-	}
-	_, dim := sm.Y.Dims()
-	xt := mat.NewDense(len(test), d.Dim(), nil)
-	for a, i := range test {
-		xt.SetRow(a, d.X.RawRowView(i))
-	}
-	yt := mat.NewDense(len(test), dim, nil)
-	if err := sm.Transform(yt, xt); err != nil {
-		return nil, k, err
-	}
-	y := mat.NewDense(d.Len(), dim, nil)
-	for a, i := range train {
-		y.SetRow(i, sm.Y.RawRowView(a))
-	}
-	for a, i := range test {
-		y.SetRow(i, yt.RawRowView(a))
-	}
-	return y, k, nil
+	ch.K = k
+	return y, ch, err
 }
 
 // twoBest returns the index of the smallest mean error and of the smallest among the methods of

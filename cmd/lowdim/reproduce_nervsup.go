@@ -1,0 +1,58 @@
+package main
+
+import (
+	"flag"
+	"slices"
+	"strings"
+
+	"github.com/lowdim/lowdim/reproduce/nervpaper"
+)
+
+// nervSupervisedFlags are reproduce nerv's settings of the supervised comparison (§5): which
+// methods run and how S-Isomap's α and K and MRE's σ_MRE are validated.
+type nervSupervisedFlags struct {
+	methods     *string
+	innerFolds  *int
+	innerRounds *int
+}
+
+func registerNervSupervised(fs *flag.FlagSet) *nervSupervisedFlags {
+	return &nervSupervisedFlags{
+		methods: fs.String("methods", "", "nerv only: comma-separated `methods` of the supervised comparison to run, of "+
+			strings.Join(nervpaper.SupervisedMethods, ", ")+" (default all; the report names the rows left out)"),
+		innerFolds:  fs.Int("inner-folds", 0, "nerv only: parts of each fold's training rows in which S-Isomap's α and K and MRE's σ are chosen by held-out 5-NN error (default 3; -1 no validation: the package defaults)"),
+		innerRounds: fs.Int("inner-rounds", 0, "nerv only: how many of those parts are held out in turn (default 1, a single split; as many as -inner-folds for full cross-validation, at that many times the cost)"),
+	}
+}
+
+// check refuses these flags for the other papers and a malformed method list.
+func (n *nervSupervisedFlags) check(fs *flag.FlagSet, paper string) error {
+	var set []string
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "methods" || f.Name == "inner-folds" || f.Name == "inner-rounds" {
+			set = append(set, "-"+f.Name)
+		}
+	})
+	if paper != "nerv" && len(set) > 0 {
+		return usagef("%s: only for reproduce nerv", strings.Join(set, ", "))
+	}
+	if *n.innerRounds < 0 || *n.innerFolds == 1 || *n.innerFolds < -1 {
+		return usagef("-inner-folds: expected -1 or at least 2, and -inner-rounds a non-negative number; found %d and %d", *n.innerFolds, *n.innerRounds)
+	}
+	return nil
+}
+
+// apply sets the flags' values in c.
+func (n *nervSupervisedFlags) apply(c *nervpaper.Config) error {
+	c.InnerFolds, c.InnerRounds = *n.innerFolds, *n.innerRounds
+	if *n.methods == "" {
+		return nil
+	}
+	c.Methods = strings.Split(*n.methods, ",")
+	for i, m := range c.Methods {
+		if !slices.Contains(nervpaper.SupervisedMethods, m) || slices.Contains(c.Methods[:i], m) {
+			return usagef("-methods: expected distinct names among %s, found %q", strings.Join(nervpaper.SupervisedMethods, ", "), m)
+		}
+	}
+	return nil
+}
