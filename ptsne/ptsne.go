@@ -74,6 +74,7 @@ package ptsne
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -96,7 +97,33 @@ const (
 	DefaultEpochs       = 30
 	DefaultLearningRate = 1e-3
 	DefaultPretrain     = 10
+	DefaultBatchCG      = 5000 // the paper's batch, with Optimizer CG
+	DefaultCGIterations = 3    // the paper's line searches per batch
 )
+
+// Optimizer selects how each mini-batch updates the network.
+type Optimizer int
+
+const (
+	// Adam takes one Adam step (Kingma and Ba 2015; LearningRate) per batch of 1,000 rows.
+	Adam Optimizer = iota
+	// CG is the paper's fine-tuning: CGIterations iterations of nonlinear conjugate gradients
+	// (gonum's optimize.CG with Wolfe line searches, through internal/minibatch as HOPE's CG)
+	// on each batch of 5,000 rows, restarted for every batch; a batch whose line search fails
+	// or whose cost would rise leaves the network as it was.
+	CG
+)
+
+// String names the optimiser as the CLI spells it.
+func (o Optimizer) String() string {
+	switch o {
+	case Adam:
+		return "adam"
+	case CG:
+		return "cg"
+	}
+	return fmt.Sprintf("Optimizer(%d)", int(o))
+}
 
 // DefaultHidden is the paper's hidden layers.
 var DefaultHidden = []int{500, 500, 2000}
@@ -111,13 +138,17 @@ type Embedder struct {
 	Perplexity float64
 	// Dof is α, the Student-t degrees of freedom; 0 means D − 1 (1 when D = 1).
 	Dof float64
-	// Batch is the mini-batch size; 0 means 1,000 (the paper's 5,000 needs a 5,000² P of 200 MB
-	// per batch, recomputed per batch, and O(b²H) work for it). It is capped at n.
+	// Batch is the mini-batch size; 0 means 1,000 with Adam and the paper's 5,000 with CG (a
+	// 5,000² P of 200 MB, recomputed per batch, and as much again for Q). It is capped at n.
 	Batch int
 	// Epochs is the number of passes over the rows; 0 means 30.
 	Epochs int
-	// LearningRate is Adam's step size; 0 means 1e-3.
+	// Optimizer is Adam (the zero value) or CG.
+	Optimizer Optimizer
+	// LearningRate is Adam's step size; 0 means 1e-3. CG takes none.
 	LearningRate float64
+	// CGIterations is the number of conjugate-gradient iterations per batch with CG; 0 means 3.
+	CGIterations int
 	// Pretrain is the number of epochs of CD-1 for each layer's RBM before fine-tuning (see
 	// Pretraining); 0 means DefaultPretrain, a negative number no pretraining: the network
 	// then starts from Glorot's random weights on inputs of unit variance.
@@ -239,6 +270,9 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 	}
 	if batch == 0 {
 		batch = DefaultBatch
+		if e.Optimizer == CG {
+			batch = DefaultBatchCG
+		}
 	}
 	batch = min(batch, n)
 	if epochs == 0 {
@@ -246,6 +280,10 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 	}
 	if lr == 0 {
 		lr = DefaultLearningRate
+	}
+	iters := e.CGIterations
+	if iters == 0 {
+		iters = DefaultCGIterations
 	}
 	pre := e.Pretrain
 	if pre == 0 {
@@ -264,6 +302,10 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 		return nil, dataset.Invalidf("ptsne: Perplexity %v out of range (1, %d): a batch of %d rows has %d neighbours per row", perp, batch-1, batch, batch-1)
 	case epochs < 1:
 		return nil, dataset.Invalidf("ptsne: Epochs %d: expected a positive number", epochs)
+	case e.Optimizer != Adam && e.Optimizer != CG:
+		return nil, dataset.Invalidf("ptsne: %v: expected Adam or CG", e.Optimizer)
+	case iters < 1:
+		return nil, dataset.Invalidf("ptsne: CGIterations %d: expected a positive number", iters)
 	case !(lr > 0) || math.IsInf(lr, 0):
 		return nil, dataset.Invalidf("ptsne: LearningRate %v: expected a positive number", lr)
 	}
@@ -308,6 +350,7 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 	tr := newTrainer(sizes, batch, perp, dof, g)
 	var opt minibatch.Adam
 	opt.Reset(len(m.Theta))
+	var cg minibatch.CG
 	grad := make([]float64, len(m.Theta))
 	perm := make([]int, n)
 	for i := range perm {
@@ -323,12 +366,19 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 			}
 			lo, hi := minibatch.Span(b, nb, n)
 			tr.load(d.X, perm[lo:hi], m.Mean, m.Scale)
-			cost += tr.costGrad(m.Theta, grad)
-			opt.Step(m.Theta, grad, lr)
+			if e.Optimizer == CG {
+				cost += cg.Minimize(m.Theta, tr.costGrad, iters)
+			} else {
+				cost += tr.costGrad(m.Theta, grad)
+				opt.Step(m.Theta, grad, lr)
+			}
 			e.Progress.Report("ptsne", ep*nb+b+1, epochs*nb)
 		}
 		m.Cost = append(m.Cost, cost/float64(nb))
 		if math.IsNaN(cost) || math.IsInf(cost, 0) {
+			if e.Optimizer == CG {
+				return nil, dataset.Invalidf("ptsne: the cost is %v in epoch %d", cost, ep+1)
+			}
 			return nil, dataset.Invalidf("ptsne: the cost diverged in epoch %d: lower LearningRate (%g)", ep+1, lr)
 		}
 	}
@@ -515,6 +565,7 @@ type trainer struct {
 	rows  int
 	x     *mat.Dense
 	d2    []float64
+	w     []float64 // b×b: 1 + ‖y_i − y_j‖²/α of the last costGrad
 }
 
 func newTrainer(sizes []int, batch int, perp, dof float64, g *gemm) *trainer {
@@ -593,7 +644,10 @@ func (t *trainer) costGrad(theta, grad []float64) float64 {
 	b, dim := y.Dims()
 	alpha := t.dof
 	expo := -(alpha + 1) / 2
-	w := make([]float64, b*b)
+	if len(t.w) != b*b {
+		t.w = make([]float64, b*b)
+	}
+	w := t.w
 	kernel := func(v float64) float64 { return math.Pow(v, expo) }
 	if alpha == 1 {
 		kernel = func(v float64) float64 { return 1 / v }
