@@ -648,24 +648,32 @@ func (t *trainer) costGrad(theta, grad []float64) float64 {
 		t.w = make([]float64, b*b)
 	}
 	w := t.w
-	kernel := func(v float64) float64 { return math.Pow(v, expo) }
-	if alpha == 1 {
-		kernel = func(v float64) float64 { return 1 / v }
+	// kernel is 1/v for α = 1 (t-SNE's), v^{−(α+1)/2} otherwise. The loops read raw rows of y
+	// and P: at the paper's batch of 5,000 they are 25·10⁶ pairs per evaluation, and CG
+	// evaluates several times per batch.
+	kernel := func(v float64) float64 {
+		if alpha == 1 {
+			return 1 / v
+		}
+		return math.Pow(v, expo)
 	}
+	yd, ys := y.RawMatrix().Data, y.RawMatrix().Stride
 	var z float64
 	for i := range b {
-		yi := y.RawRowView(i)
+		yi := yd[i*ys : i*ys+dim]
+		wi := w[i*b : (i+1)*b]
 		for j := range b {
 			if j == i {
 				continue
 			}
+			yj := yd[j*ys : j*ys+dim]
 			var d2 float64
 			for k, v := range yi {
-				e := v - y.At(j, k)
+				e := v - yj[k]
 				d2 += e * e
 			}
 			v := 1 + d2/alpha
-			w[i*b+j] = v
+			wi[j] = v
 			z += kernel(v)
 		}
 	}
@@ -675,19 +683,21 @@ func (t *trainer) costGrad(theta, grad []float64) float64 {
 	c := (2*alpha + 2) / alpha
 	for i := range b {
 		gi := gy.RawRowView(i)
-		yi := y.RawRowView(i)
+		yi := yd[i*ys : i*ys+dim]
+		wi := w[i*b : (i+1)*b]
+		pi := t.p.RawRowView(i)
 		for j := range b {
 			if j == i {
 				continue
 			}
-			v := w[i*b+j]
+			v := wi[j]
 			q := kernel(v) / z
-			p := t.p.At(i, j)
+			p := pi[j]
 			if p > 0 {
 				cost += p * math.Log(p/q)
 			}
 			s := c * (p - q) / v
-			yj := y.RawRowView(j)
+			yj := yd[j*ys : j*ys+dim]
 			for k := range dim {
 				gi[k] += s * (yi[k] - yj[k])
 			}
