@@ -24,7 +24,8 @@ const (
 	// lower validation errors sooner than CG in our measurements (see the package doc).
 	Adam Optimizer = iota
 	// CG is the paper's optimiser: a few iterations of gonum's nonlinear conjugate gradient
-	// (optimize.CG, Wolfe line searches) on each mini-batch, restarted for every batch.
+	// (optimize.CG, Wolfe line searches) on each mini-batch, restarted for every batch
+	// (internal/minibatch.CG, shared with package ptsne).
 	CG
 )
 
