@@ -46,6 +46,9 @@ func BenchmarkEpochMNIST5000(b *testing.B) {
 // BenchmarkFineTuneCG: one batch of fine-tuning of the paper's network on the first 2,000
 // MNIST training rows (one batch of 2,000, from the random start): CG's 3 iterations (up to 19
 // evaluations of the cost and its gradient) against Adam's single step on the same batch.
+// Measured (-benchtime 1x -count 3, medians, the three CG runs then the three Adam runs, shared
+// 2-core machine at load 3.5–4): CG 12.1 s, Adam 2.65 s, both including the batch's P and
+// the random start.
 func BenchmarkFineTuneCG(b *testing.B) {
 	d, err := dataset.Load(filepath.Join(sharedtest.Data(b), "mnist", "train-images-idx3-ubyte.gz"), dataset.Options{})
 	if err != nil {
