@@ -2,7 +2,6 @@ package hope
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -11,7 +10,6 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/optimize"
 
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/dataset"
@@ -26,7 +24,8 @@ const (
 	// lower validation errors sooner than CG in our measurements (see the package doc).
 	Adam Optimizer = iota
 	// CG is the paper's optimiser: a few iterations of gonum's nonlinear conjugate gradient
-	// (optimize.CG, Wolfe line searches) on each mini-batch, restarted for every batch.
+	// (optimize.CG, Wolfe line searches) on each mini-batch, restarted for every batch
+	// (internal/minibatch.CG, shared with package ptsne).
 	CG
 )
 
@@ -343,8 +342,7 @@ type trainer struct {
 	opt      minibatch.Adam
 	lr       float64 // Adam's current learning rate
 	adamMode [2]bool
-	cached   []float64 // x at which grad was computed (CG)
-	cachedF  float64
+	cgOpt    minibatch.CG
 	batchLo  int
 	batchHi  int
 
@@ -798,42 +796,18 @@ func (t *trainer) adam() float64 {
 	return f
 }
 
-// cg runs CGIterations of gonum's conjugate gradient on the batch.
+// cg runs CGIterations of conjugate gradients on the batch (package internal/minibatch, shared
+// with ptsne).
 func (t *trainer) cg() float64 {
-	if len(t.cached) != len(t.x) {
-		t.cached = make([]float64, len(t.x))
-	}
-	valid := false
-	evalAt := func(x []float64) {
-		if valid && floats.Equal(x, t.cached) {
-			return
-		}
-		t.setVector(x)
-		t.cachedF = t.eval(t.xg)
-		copy(t.cached, x)
-		valid = true
-	}
-	prob := optimize.Problem{
-		Func: func(x []float64) float64 { evalAt(x); return t.cachedF },
-		Grad: func(g, x []float64) { evalAt(x); copy(g, t.xg) },
-	}
-	evalAt(t.x)
-	f0 := t.cachedF
-	settings := &optimize.Settings{
-		MajorIterations: t.CGIterations,
-		FuncEvaluations: 6 * t.CGIterations,
-		Converger:       optimize.NeverTerminate{},
-	}
-	res, err := optimize.Minimize(prob, t.x, settings, &optimize.CG{})
-	switch {
-	case res != nil && !math.IsNaN(res.F) && res.F <= f0:
-		t.setVector(res.X)
-	case err != nil && !errors.Is(err, optimize.ErrLinesearcherFailure):
-		t.setVector(t.x)
-	default:
-		t.setVector(t.x)
-	}
+	f0 := t.cgOpt.Minimize(t.x, t.evalVector, t.CGIterations)
+	t.setVector(t.x)
 	return f0
+}
+
+// evalVector returns the batch cost at the concatenated parameters x and sets grad.
+func (t *trainer) evalVector(x, grad []float64) float64 {
+	t.setVector(x)
+	return t.eval(grad)
 }
 
 // validate returns the validation k-NN error: against the embedded training rows for the map,

@@ -88,14 +88,23 @@ func TestPRows(t *testing.T) {
 
 // TestFit: on 1,000 digits a small network (64–100–2) keeps neighbourhoods better than PCA:
 // 5-NN error and trustworthiness T(20) both better, the cost falls, and Transform of the
-// training rows is the embedding. It is also the same bytes on 1 and 2 workers.
+// training rows is the embedding. It is also the same bytes on 1 and 2 workers. Both
+// optimisers.
 func TestFit(t *testing.T) {
 	if testing.Short() {
-		t.Skip("a parametric t-SNE fit of 1,000 rows")
+		t.Skip("parametric t-SNE fits of 1,000 rows")
 	}
+	for _, e := range []Embedder{
+		{Hidden: []int{100}, Batch: 500, Epochs: 100, LearningRate: 1e-2, Seed: 1},
+		{Hidden: []int{100}, Batch: 500, Epochs: 20, Optimizer: CG, Seed: 1},
+	} {
+		t.Run(e.Optimizer.String(), func(t *testing.T) { testFit(t, e) })
+	}
+}
+
+func testFit(t *testing.T, e Embedder) {
 	d := dataset.Digits().Subset(rangeN(1000))
 	ctx := context.Background()
-	e := Embedder{Hidden: []int{100}, Batch: 500, Epochs: 100, LearningRate: 1e-2, Seed: 1}
 	fit := func(procs int) *Model {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		m, err := e.Fit(ctx, d)
@@ -152,6 +161,12 @@ func TestBadInput(t *testing.T) {
 		{"tiny", &dataset.Set{X: mat.NewDense(2, 1, []float64{0, 1})}, Embedder{}, "at least 3"},
 		{"NaN", &dataset.Set{X: mat.NewDense(4, 1, []float64{0, 1, math.NaN(), 2})}, Embedder{Perplexity: 2}, "NaN"},
 		{"range", &dataset.Set{X: mat.NewDense(4, 1, []float64{-1e308, 1, 0, 1e308})}, Embedder{Perplexity: 2}, "too wide"},
+		{"optimizer", &dataset.Set{X: x}, Embedder{Perplexity: 2, Optimizer: 7}, "Optimizer(7): expected Adam or CG"},
+		{"iterations", &dataset.Set{X: x}, Embedder{Perplexity: 2, Optimizer: CG, CGIterations: -1}, "CGIterations -1"},
+		// Batch 0 is 1,000 rows with Adam, the paper's 5,000 with CG (both capped at n).
+		{"adam batch", &dataset.Set{X: mat.NewDense(6000, 1, nil)}, Embedder{Perplexity: 5000}, "out of range (1, 999)"},
+		{"cg batch", &dataset.Set{X: mat.NewDense(6000, 1, nil)}, Embedder{Perplexity: 5000, Optimizer: CG}, "out of range (1, 4999)"},
+		{"cg batch capped", &dataset.Set{X: mat.NewDense(4000, 1, nil)}, Embedder{Perplexity: 5000, Optimizer: CG}, "out of range (1, 3999)"},
 	} {
 		_, err := c.e.Fit(context.Background(), c.d)
 		if err == nil || !errors.Is(err, dataset.ErrInvalid) || !strings.Contains(err.Error(), c.want) {

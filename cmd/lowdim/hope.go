@@ -45,7 +45,7 @@ func (f *hopeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.jointEpochs, "joint-epochs", 0, fmt.Sprintf("-joint: epochs of joint exemplar learning (default %d)", hope.DefaultJointEpochs))
 	fs.IntVar(&f.epochs, "epochs", 0, fmt.Sprintf("-method hope|shope: passes over the training rows (default %d)", hope.DefaultEpochs))
 	fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("-method hope|shope: rows per mini-batch (default %d)", hope.DefaultBatch))
-	fs.StringVar(&f.optimizer, "optimizer", "adam", "-method hope|shope: adam, or cg (the paper's: 3 conjugate-gradient iterations per mini-batch)")
+	fs.StringVar(&f.optimizer, "optimizer", "adam", "-method hope|shope|ptsne: adam, or cg (the papers': 3 conjugate-gradient iterations per mini-batch; ptsne's batches are then the paper's 5,000 rows)")
 	fs.Float64Var(&f.rate, "rate", 0, fmt.Sprintf("-optimizer adam: learning rate (default %g)", hope.DefaultLearningRate))
 	fs.Float64Var(&f.validation, "validation", 0, fmt.Sprintf("-method hope|shope: fraction of each class held out to keep the best epoch (default %g; negative: none, keep the last)", hope.DefaultValidation))
 	fs.DurationVar(&f.maxTime, "max-time", 0, "-method hope|shope: stop training after the first epoch past this `duration` (e.g. 15m; default no limit)")
@@ -79,9 +79,16 @@ func imageShape(s string) (w, h int, err error) {
 func (f *hopeFlags) check(set map[string]bool, method string) error {
 	if !hopeMethods[method] {
 		for _, name := range hopeOnly {
-			if set[name] {
+			switch {
+			case name == "optimizer" && method == "ptsne":
+			case name == "optimizer" && set[name]:
+				return usagef("-optimizer: only -method hope, shope and ptsne take it, found -method %s", method)
+			case set[name]:
 				return usagef("-%s: only -method hope and shope take it, found -method %s", name, method)
 			}
+		}
+		if method == "ptsne" && f.optimizer != "cg" && f.optimizer != "adam" {
+			return usagef("-optimizer: expected cg or adam, found %q", f.optimizer)
 		}
 		return nil
 	}

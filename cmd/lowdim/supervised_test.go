@@ -65,6 +65,25 @@ func TestSupervisedMethods(t *testing.T) {
 	}
 }
 
+// TestPtsneOptimizer: -optimizer cg reaches -method ptsne (a different embedding, the same bytes
+// twice); a bad value, or -optimizer with a method that has no optimiser choice, is a usage
+// error.
+func TestPtsneOptimizer(t *testing.T) {
+	in := blobsCSV(t, true)
+	adam, _, s0 := runCLI(t, "", "embed", "-method", "ptsne", "-seed", "7", in)
+	a, stderr, s1 := runCLI(t, "", "embed", "-method", "ptsne", "-optimizer", "cg", "-seed", "7", in)
+	b, _, s2 := runCLI(t, "", "embed", "-method", "ptsne", "-optimizer", "cg", "-seed", "7", in)
+	if s0 != 0 || s1 != 0 || s2 != 0 || a != b || a == adam || strings.Count(a, "\n") != 91 {
+		t.Errorf("status %d, %d, %d, same output %v, differs from adam's %v, %d lines: %s", s0, s1, s2, a == b, a != adam, strings.Count(a, "\n"), stderr)
+	}
+	for _, c := range [][]string{{"-method", "ptsne", "-optimizer", "lbfgs"}, {"-method", "pca", "-optimizer", "cg"}} {
+		_, stderr, s := runCLI(t, "", append(append([]string{"embed"}, c...), in)...)
+		if s != 2 || !strings.Contains(stderr, "-optimizer") {
+			t.Errorf("%v: status %d, %q", c, s, stderr)
+		}
+	}
+}
+
 // TestSIsomapModel: supervised Isomap saves its model (the out-of-sample network) and lowdim
 // transform places rows without labels with it; the same seed writes the same model bytes.
 func TestSIsomapModel(t *testing.T) {

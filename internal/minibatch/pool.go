@@ -1,6 +1,6 @@
 // Package minibatch is what the mini-batch trainers (package hope's HOPE and S-HOPE, package
 // ptsne's parametric t-SNE) share: a fixed worker pool for their pairwise passes, the split of n
-// rows into blocks, and the Adam optimiser.
+// rows into blocks, and the optimisers (Adam, and per-batch conjugate gradients).
 package minibatch
 
 import (
