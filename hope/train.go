@@ -16,29 +16,18 @@ import (
 	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
-// Optimizer selects how each mini-batch updates the parameters.
-type Optimizer int
+// Optimizer selects how each mini-batch updates the parameters (shared with package ptsne).
+type Optimizer = minibatch.Optimizer
 
 const (
 	// Adam takes one Adam step (Kingma & Ba) per mini-batch: the default, because it reached
 	// lower validation errors sooner than CG in our measurements (see the package doc).
-	Adam Optimizer = iota
+	Adam = minibatch.UseAdam
 	// CG is the paper's optimiser: a few iterations of gonum's nonlinear conjugate gradient
 	// (optimize.CG, Wolfe line searches) on each mini-batch, restarted for every batch
 	// (internal/minibatch.CG, shared with package ptsne).
-	CG
+	CG = minibatch.UseCG
 )
-
-// String names the optimiser as the CLI spells it.
-func (o Optimizer) String() string {
-	switch o {
-	case CG:
-		return "cg"
-	case Adam:
-		return "adam"
-	}
-	return fmt.Sprintf("Optimizer(%d)", int(o))
-}
 
 // Defaults of the Embedder settings (the zero value of each field means these).
 const (

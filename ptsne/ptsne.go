@@ -93,7 +93,6 @@ package ptsne
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"math/rand/v2"
 	"runtime"
@@ -120,29 +119,18 @@ const (
 	DefaultCGIterations = 3    // the paper's line searches per batch
 )
 
-// Optimizer selects how each mini-batch updates the network.
-type Optimizer int
+// Optimizer selects how each mini-batch updates the network (shared with package hope).
+type Optimizer = minibatch.Optimizer
 
 const (
 	// Adam takes one Adam step (Kingma and Ba 2015; LearningRate) per batch of 1,000 rows.
-	Adam Optimizer = iota
+	Adam = minibatch.UseAdam
 	// CG is the paper's fine-tuning: CGIterations iterations of nonlinear conjugate gradients
 	// (gonum's optimize.CG with Wolfe line searches, through internal/minibatch as HOPE's CG)
 	// on each batch of 5,000 rows, restarted for every batch; a batch whose line search fails
 	// or whose cost would rise leaves the network as it was.
-	CG
+	CG = minibatch.UseCG
 )
-
-// String names the optimiser as the CLI spells it.
-func (o Optimizer) String() string {
-	switch o {
-	case Adam:
-		return "adam"
-	case CG:
-		return "cg"
-	}
-	return fmt.Sprintf("Optimizer(%d)", int(o))
-}
 
 // DefaultHidden is the paper's hidden layers.
 var DefaultHidden = []int{500, 500, 2000}
