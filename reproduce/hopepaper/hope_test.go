@@ -23,27 +23,7 @@ import (
 // with joint exemplars) must have finite errors in [0, 1] and vote among exactly 20 embedded
 // exemplars, the k-means ones among the same 20 labelled centres.
 func TestHOPEQuick(t *testing.T) {
-	if testing.Short() || reprotest.RaceEnabled {
-		t.Skip("a few seconds of fits; skipped under -short and -race")
-	}
-	shared, err := reproduce.FindShared()
-	if err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
-	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}}
-	r, err := RunHOPE(context.Background(), c, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if err := r.WriteDir(out); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(out, HOPEReportFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
+	r, out, text := runQuickUSPS(t, false)
 	rows := append(append([]string{HOPEBaseline, "k-means + dt-MCML"}, HOPEMethods...), HOPEBaselines...)
 	for _, m := range HOPEBaselines {
 		rows = append(rows, KMeansRow(m))
@@ -189,27 +169,7 @@ func rowSum(r []float64) float64 {
 // TestHOPEComparisonOnly: `-only baselines` fits the six comparison maps and maps 20 k-means
 // centres with each, and nothing else: no HOPE or S-HOPE row, no curve.
 func TestHOPEComparisonOnly(t *testing.T) {
-	if testing.Short() || reprotest.RaceEnabled {
-		t.Skip("a few seconds of fits; skipped under -short and -race")
-	}
-	shared, err := reproduce.FindShared()
-	if err != nil {
-		t.Skipf("shared data not available: %v", err)
-	}
-	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}, ComparisonOnly: true}
-	r, err := RunHOPE(context.Background(), c, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := t.TempDir()
-	if err := r.WriteDir(out); err != nil {
-		t.Fatal(err)
-	}
-	b, err := os.ReadFile(filepath.Join(out, HOPEReportFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := string(b)
+	r, _, text := runQuickUSPS(t, true)
 	s := r.Sets[0]
 	if len(s.Results) != 2*len(HOPEBaselines) {
 		t.Fatalf("%d results, want the %d comparison and k-means rows", len(s.Results), 2*len(HOPEBaselines))
@@ -232,4 +192,32 @@ func TestHOPEComparisonOnly(t *testing.T) {
 	if !strings.Contains(text, "Comparison rows only") || strings.Contains(text, hopeCurvePlot(s.Data)) {
 		t.Error("the report does not say it ran the comparison rows only, or links a training curve")
 	}
+}
+
+// runQuickUSPS runs the quick USPS reproduction (the comparison rows alone if comparisonOnly)
+// and writes its report, returning the report, its directory and its text; it skips under
+// -short and -race and without the shared data.
+func runQuickUSPS(t *testing.T, comparisonOnly bool) (*HOPEReport, string, string) {
+	t.Helper()
+	if testing.Short() || reprotest.RaceEnabled {
+		t.Skip("a few seconds of fits; skipped under -short and -race")
+	}
+	shared, err := reproduce.FindShared()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}, ComparisonOnly: comparisonOnly}
+	r, err := RunHOPE(context.Background(), c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if err := r.WriteDir(out); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(out, HOPEReportFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r, out, string(b)
 }
