@@ -202,10 +202,9 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +
 	"    from other writers). Each fit stops at its epoch cap or time budget, whichever comes\n" +
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
-	"    MNIST; -budget scales them); the comparison rows add about 8 minutes on USPS and 30 on\n" +
-	"    MNIST (pt-SNE's pretraining most of it). With -budget 0.35 USPS took 20 minutes, with\n" +
-	"    -budget 0.25 MNIST 49, plain build, 2 busy cores. -only baselines runs the comparison\n" +
-	"    rows alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
+	"    MNIST; -budget scales them). The comparison rows add 21 minutes on USPS and about an\n" +
+	"    hour on MNIST, most of it pt-SNE's conjugate gradients (plain build, 2 busy cores);\n" +
+	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -quick well under a minute.\n"
 
 // hopeReproduceFlags are the flags only reproduce hope takes.
