@@ -203,7 +203,7 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    from other writers). Each fit stops at its epoch cap or time budget, whichever comes\n" +
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
 	"    MNIST; -budget scales them). The comparison rows add 21 minutes on USPS and about an\n" +
-	"    hour on MNIST, most of it pt-SNE's conjugate gradients (plain build, 2 busy cores);\n" +
+	"    hour or more on MNIST (74 minutes under load), most of it pt-SNE's conjugate gradients (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -quick well under a minute.\n"
 
