@@ -33,6 +33,8 @@
 //	ptsne         parametric t-SNE: a network pretrained as a stack of RBMs (CD-1), then trained
 //	              on mini-batch t-SNE costs (Adam, or the paper's CG on batches of 5,000), with
 //	              Transform
+//	baseline/deepae  deep autoencoder (Hinton and Salakhutdinov 2006): RBM-pretrained encoder,
+//	              unrolled and fine-tuned on the cross-entropy by per-batch CG, with Transform
 //	baseline/isomap, laplacian, lle (standard, Hessian, LTSA), mds (SMACOF, Sammon, CCA, CDA,
 //	              local MDS): the papers' unsupervised baselines; baseline/internal/graph and
 //	              eigs hold their k-NN graphs, geodesics and sparse/Lanczos eigensolvers;
