@@ -1,6 +1,7 @@
 package deepae
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"math"
@@ -13,6 +14,8 @@ import (
 
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/internal/deepnet"
+	"github.com/lowdim/lowdim/modelio"
+	"github.com/lowdim/lowdim/modelio/modeliotest"
 )
 
 func digits(n int) *dataset.Set {
@@ -239,4 +242,43 @@ func BenchmarkCostGrad(b *testing.B) {
 	for b.Loop() {
 		tr.costGrad(theta, grad)
 	}
+}
+
+// TestModelFile: a saved model loads back and encodes to the same bytes.
+func TestModelFile(t *testing.T) {
+	d := digits(60)
+	m, err := Embedder{Hidden: []int{8}, Pretrain: 2, Epochs: 2, Seed: 2}.Fit(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := modelio.Encode(&buf, m.(*Model)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := modelio.Decode(&buf, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b mat.Dense
+	if err := m.(*Model).Transform(&a, d.X); err != nil {
+		t.Fatal(err)
+	}
+	if err := got.(*Model).Transform(&b, d.X); err != nil {
+		t.Fatal(err)
+	}
+	if !mat.Equal(&a, &b) || !mat.Equal(got.(*Model).Embedding(), m.Embedding()) {
+		t.Error("the loaded model embeds differently")
+	}
+}
+
+func FuzzDecodeDeepae(f *testing.F) {
+	sizes := []int{3, 2, 1, 2, 3}
+	theta := make([]float64, deepnet.Params(sizes))
+	for i := range theta {
+		theta[i] = float64(i) / 10
+	}
+	m := &Model{Sizes: sizes, Theta: theta, Offset: []float64{0, 0, 0}, Scale: 2, Cost: []float64{1.5}}
+	m.y = mat.NewDense(2, 1, []float64{1, 2})
+	p, _ := m.MarshalBinary()
+	modeliotest.FuzzPayload(f, decode, version, nil, p)
 }
