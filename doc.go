@@ -28,9 +28,13 @@
 //	baseline/mre  multiple relational embedding: SNE-type divergences of a feature relation and a
 //	              class relation under a learnt diagonal scale (unlabelled rows in the first only)
 //	internal/minibatch  the worker pool, block split, Adam and per-batch CG of hope and ptsne
+//	internal/deepnet  what ptsne and baseline/deepae share: products on internal/blas, RBM
+//	              pretraining (CD-1), a sigmoid/linear network's forward and backward passes
 //	ptsne         parametric t-SNE: a network pretrained as a stack of RBMs (CD-1), then trained
 //	              on mini-batch t-SNE costs (Adam, or the paper's CG on batches of 5,000), with
 //	              Transform
+//	baseline/deepae  deep autoencoder (Hinton and Salakhutdinov 2006): RBM-pretrained encoder,
+//	              unrolled and fine-tuned on the cross-entropy by per-batch CG, with Transform
 //	baseline/isomap, laplacian, lle (standard, Hessian, LTSA), mds (SMACOF, Sammon, CCA, CDA,
 //	              local MDS): the papers' unsupervised baselines; baseline/internal/graph and
 //	              eigs hold their k-NN graphs, geodesics and sparse/Lanczos eigensolvers;

@@ -12,6 +12,7 @@ import (
 
 	"github.com/lowdim/lowdim/dataset"
 	iblas "github.com/lowdim/lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/deepnet"
 	"github.com/lowdim/lowdim/internal/shared/sharedtest"
 )
 
@@ -97,12 +98,12 @@ func BenchmarkProduct(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("forward/%d/blas", rows), func(b *testing.B) {
-			g := newGemm(runtime.GOMAXPROCS(0))
-			defer g.close()
+			g := deepnet.NewGemm(runtime.GOMAXPROCS(0))
+			defer g.Close()
 			wt, c := make([]float64, in*out), make([]float64, rows*out)
 			for b.Loop() {
 				iblas.Transpose(wt, w.RawMatrix().Data, in, out)
-				g.nt(rows, out, in, 1, a.RawMatrix().Data, in, wt, in, 0, c, out)
+				g.NT(rows, out, in, 1, a.RawMatrix().Data, in, wt, in, 0, c, out)
 			}
 		})
 		b.Run(fmt.Sprintf("gradient/%d/gonum", rows), func(b *testing.B) {
@@ -112,13 +113,13 @@ func BenchmarkProduct(b *testing.B) {
 			}
 		})
 		b.Run(fmt.Sprintf("gradient/%d/blas", rows), func(b *testing.B) {
-			g := newGemm(runtime.GOMAXPROCS(0))
-			defer g.close()
+			g := deepnet.NewGemm(runtime.GOMAXPROCS(0))
+			defer g.Close()
 			at, dt, c := make([]float64, in*rows), make([]float64, out*rows), make([]float64, in*out)
 			for b.Loop() {
 				iblas.Transpose(at, a.RawMatrix().Data, rows, in)
 				iblas.Transpose(dt, delta.RawMatrix().Data, rows, out)
-				g.nt(in, out, rows, 1, at, rows, dt, rows, 0, c, out)
+				g.NT(in, out, rows, 1, at, rows, dt, rows, 0, c, out)
 			}
 		})
 	}

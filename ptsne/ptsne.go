@@ -31,7 +31,7 @@
 // hidden units with unit-variance Gaussian noise for the output layer. Each RBM takes Pretrain
 // epochs (default 10) of contrastive divergence (CD-1) on mini-batches of 100 rows with Hinton
 // and Salakhutdinov's settings (learning rate 0.1, 0.001 for the linear units; momentum 0.5
-// for 5 epochs, then 0.9; weight decay 2·10⁻⁴; see rbm.go). Its weights and hidden biases
+// for 5 epochs, then 0.9; weight decay 2·10⁻⁴; see internal/deepnet's rbm.go). Its weights and hidden biases
 // become the layer's starting point; the visible biases are dropped. Their code ran 50 epochs
 // per layer; 10 were chosen by measurement: on USPS (7,291 training rows, seed 1, 30 epochs of
 // fine-tuning, 5-NN test error of the 2,007 test rows against the embedded training rows)
@@ -87,7 +87,7 @@
 // ≈ 2,030 s, though at different loads); with CG, the 10 epochs that `lowdim reproduce hope`
 // runs on MNIST come within 0.8 points of the paper, and fine-tune as the paper did.
 //
-// The products of both phases run on internal/blas (see gemm.go); the same Seed gives the
+// The products of both phases run on internal/blas (see internal/deepnet's gemm.go); the same Seed gives the
 // same bytes on any number of cores.
 package ptsne
 
@@ -104,7 +104,7 @@ import (
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/affinity"
 	"github.com/lowdim/lowdim/dataset"
-	iblas "github.com/lowdim/lowdim/internal/blas"
+	"github.com/lowdim/lowdim/internal/deepnet"
 	"github.com/lowdim/lowdim/internal/minibatch"
 )
 
@@ -220,8 +220,8 @@ func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 	// Chunks of rows bound the activations' memory (60,000 MNIST rows through the default
 	// network would take 1.8 GB at once).
 	chunk := min(r, m.chunkRows())
-	g := newGemm(runtime.GOMAXPROCS(0))
-	defer g.close()
+	g := deepnet.NewGemm(runtime.GOMAXPROCS(0))
+	defer g.Close()
 	n := newNet(m.Sizes, chunk, g)
 	xn := mat.NewDense(chunk, h, nil)
 	for lo := 0; lo < r; lo += chunk {
@@ -236,8 +236,8 @@ func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
 				row[j] = (x.At(i, j) - m.Mean[j]) / m.Scale
 			}
 		}
-		n.forward(m.Theta, xn)
-		dst.Slice(lo, hi, 0, d).(*mat.Dense).Copy(n.out())
+		n.Forward(m.Theta, xn)
+		dst.Slice(lo, hi, 0, d).(*mat.Dense).Copy(n.Out())
 	}
 	return nil
 }
@@ -327,7 +327,7 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 	sizes := append(append([]int{h}, hidden...), dim)
 	m := &Model{Sizes: sizes}
 	if pre > 0 {
-		m.Mean, m.Scale = unitRange(d.X)
+		m.Mean, m.Scale = deepnet.UnitRange(d.X)
 		if math.IsInf(m.Scale, 0) {
 			return nil, dataset.Invalidf("ptsne: the values span %v: too wide to scale to [0, 1]", m.Scale)
 		}
@@ -335,10 +335,10 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 		m.Mean, m.Scale = unitVariance(d.X)
 	}
 	rng := rand.New(rand.NewPCG(e.Seed, 0x7074736e65))
-	g := newGemm(runtime.GOMAXPROCS(0))
-	defer g.close()
+	g := deepnet.NewGemm(runtime.GOMAXPROCS(0))
+	defer g.Close()
 	if pre > 0 {
-		m.Theta = make([]float64, params(sizes))
+		m.Theta = make([]float64, deepnet.Params(sizes))
 		src := func(dst []float64, idx []int) {
 			for a, i := range idx {
 				row := dst[a*h : (a+1)*h]
@@ -347,7 +347,7 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 				}
 			}
 		}
-		if _, err := pretrain(ctx, g, m.Theta, sizes, n, src, pre, rng, e.Progress); err != nil {
+		if _, _, err := deepnet.Pretrain(ctx, "ptsne", g, m.Theta, sizes, n, src, pre, rng, e.Progress); err != nil {
 			return nil, err
 		}
 	} else {
@@ -418,37 +418,6 @@ func unitVariance(x *mat.Dense) (mean []float64, scale float64) {
 	return mean, scale
 }
 
-// unitRange returns the normalisation of the pretrained network: x̃ = (x − lo)/(hi − lo) with
-// lo and hi the least and greatest value in the training rows, one pair for all columns, so
-// that pixels keep their relative intensities (MNIST's 0…255 become the paper's 0…1).
-func unitRange(x *mat.Dense) (offset []float64, scale float64) {
-	n, h := x.Dims()
-	lo, hi := math.Inf(1), math.Inf(-1)
-	for i := range n {
-		for _, v := range x.RawRowView(i) {
-			lo, hi = math.Min(lo, v), math.Max(hi, v)
-		}
-	}
-	offset = make([]float64, h)
-	for j := range offset {
-		offset[j] = lo
-	}
-	scale = hi - lo
-	if scale == 0 {
-		scale = 1
-	}
-	return offset, scale
-}
-
-// params is the length of θ for layers of the given sizes.
-func params(sizes []int) int {
-	p := 0
-	for l := 1; l < len(sizes); l++ {
-		p += sizes[l-1]*sizes[l] + sizes[l]
-	}
-	return p
-}
-
 // initTheta draws Glorot-uniform weights; biases start at zero.
 func initTheta(sizes []int, rng *rand.Rand) []float64 {
 	var theta []float64
@@ -463,111 +432,20 @@ func initTheta(sizes []int, rng *rand.Rand) []float64 {
 	return theta
 }
 
-// net is a multilayer perceptron's activations for up to rows rows.
-type net struct {
-	sizes []int
-	rows  int
-	g     *gemm
-	act   []*mat.Dense // act[0] is the input, act[L] the output
-	delta []*mat.Dense // ∂C/∂(pre-activation) per layer 1..L
-	// transposed copies: a layer's weights (out×in) in forward; an activation (in×rows) and a
-	// delta (out×rows) in backward
-	wt, at, dt []float64
-}
-
-func newNet(sizes []int, rows int, g *gemm) *net {
-	n := &net{sizes: sizes, rows: rows, g: g}
-	for _, s := range sizes {
-		n.act = append(n.act, mat.NewDense(rows, s, nil))
-		n.delta = append(n.delta, mat.NewDense(rows, s, nil))
-	}
-	wt := 0
-	for l := 1; l < len(sizes); l++ {
-		wt = max(wt, sizes[l-1]*sizes[l])
-	}
-	n.wt = make([]float64, wt)
-	return n
-}
-
-func (n *net) out() *mat.Dense { return n.act[len(n.act)-1] }
-
-// layer returns views of layer l's weights (in×out) and biases in theta.
-func layer(sizes []int, theta []float64, l int) (w *mat.Dense, b []float64) {
-	off := 0
-	for k := 1; k < l; k++ {
-		off += sizes[k-1]*sizes[k] + sizes[k]
-	}
-	in, out := sizes[l-1], sizes[l]
-	return mat.NewDense(in, out, theta[off:off+in*out]), theta[off+in*out : off+in*out+out]
-}
-
-// forward computes every layer's activations for the input x (rows×H).
-func (n *net) forward(theta []float64, x *mat.Dense) {
-	n.act[0].Copy(x)
-	last := len(n.sizes) - 1
-	for l := 1; l <= last; l++ {
-		in, out := n.sizes[l-1], n.sizes[l]
-		w, b := layer(n.sizes, theta, l)
-		wt := n.wt[:in*out]
-		iblas.Transpose(wt, w.RawMatrix().Data, in, out)
-		a := n.act[l]
-		n.g.nt(n.rows, out, in, 1, n.act[l-1].RawMatrix().Data, in, wt, in, 0, a.RawMatrix().Data, out)
-		for i := range n.rows {
-			row := a.RawRowView(i)
-			floats.Add(row, b)
-			if l < last {
-				sigmoids(row)
-			}
-		}
-	}
-}
-
-// backward sets grad to ∂C/∂θ given ∂C/∂y in n.delta[L].
-func (n *net) backward(theta, grad []float64) {
-	last := len(n.sizes) - 1
-	if n.at == nil {
-		at, dt := 0, 0
-		for l := 1; l <= last; l++ {
-			at, dt = max(at, n.sizes[l-1]), max(dt, n.sizes[l])
-		}
-		n.at, n.dt = make([]float64, at*n.rows), make([]float64, dt*n.rows)
-	}
-	r := n.rows
-	for l := last; l >= 1; l-- {
-		in, out := n.sizes[l-1], n.sizes[l]
-		w, _ := layer(n.sizes, theta, l)
-		gw, gb := layer(n.sizes, grad, l)
-		// ∂C/∂W = act[l−1]ᵀ·δ[l] (in×out) = (act[l−1]ᵀ)·(δ[l]ᵀ)ᵀ
-		at, dt := n.at[:in*r], n.dt[:out*r]
-		iblas.Transpose(at, n.act[l-1].RawMatrix().Data, r, in)
-		iblas.Transpose(dt, n.delta[l].RawMatrix().Data, r, out)
-		n.g.nt(in, out, r, 1, at, r, dt, r, 0, gw.RawMatrix().Data, out)
-		clear(gb)
-		for i := range r {
-			floats.Add(gb, n.delta[l].RawRowView(i))
-		}
-		if l > 1 {
-			// δ[l−1] = δ[l]·Wᵀ ∘ σ′
-			dp := n.delta[l-1]
-			n.g.nt(r, in, out, 1, n.delta[l].RawMatrix().Data, out, w.RawMatrix().Data, out, 0, dp.RawMatrix().Data, in)
-			a := n.act[l-1]
-			for i := range r {
-				drow, arow := dp.RawRowView(i), a.RawRowView(i)
-				for j, v := range arow {
-					drow[j] *= v * (1 - v)
-				}
-			}
-		}
-	}
+// newNet is the activations of a network of sigmoid layers and a linear output for rows rows.
+func newNet(sizes []int, rows int, g *deepnet.Gemm) *deepnet.Net {
+	linear := make([]bool, len(sizes))
+	linear[len(sizes)-1] = true
+	return deepnet.NewNet(sizes, linear, rows, g)
 }
 
 // trainer holds one batch's input rows and P, and the network's buffers.
 type trainer struct {
 	sizes []int
-	g     *gemm
+	g     *deepnet.Gemm
 	perp  float64
 	dof   float64
-	net   *net
+	net   *deepnet.Net
 	p     *mat.Dense // b×b joint P of the loaded batch
 	rows  int
 	x     *mat.Dense
@@ -575,7 +453,7 @@ type trainer struct {
 	w     []float64 // b×b: 1 + ‖y_i − y_j‖²/α of the last costGrad
 }
 
-func newTrainer(sizes []int, batch int, perp, dof float64, g *gemm) *trainer {
+func newTrainer(sizes []int, batch int, perp, dof float64, g *deepnet.Gemm) *trainer {
 	return &trainer{sizes: sizes, g: g, perp: perp, dof: dof, net: newNet(sizes, batch, g), p: mat.NewDense(batch, batch, nil),
 		x: mat.NewDense(batch, sizes[0], nil), d2: make([]float64, batch-1)}
 }
@@ -646,8 +524,8 @@ func (t *trainer) setP() {
 // costGrad returns KL(P‖Q) of the loaded batch at θ and sets grad = ∂C/∂θ.
 func (t *trainer) costGrad(theta, grad []float64) float64 {
 	n := t.net
-	n.forward(theta, t.x)
-	y := n.out()
+	n.Forward(theta, t.x)
+	y := n.Out()
 	b, dim := y.Dims()
 	alpha := t.dof
 	expo := -(alpha + 1) / 2
@@ -685,7 +563,7 @@ func (t *trainer) costGrad(theta, grad []float64) float64 {
 		}
 	}
 	var cost float64
-	gy := n.delta[len(n.delta)-1]
+	gy := n.Delta[len(n.Delta)-1]
 	gy.Zero()
 	c := (2*alpha + 2) / alpha
 	for i := range b {
@@ -710,6 +588,6 @@ func (t *trainer) costGrad(theta, grad []float64) float64 {
 			}
 		}
 	}
-	n.backward(theta, grad)
+	n.Backward(theta, grad)
 	return cost
 }

@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lowdim/lowdim/dataset"
+	"github.com/lowdim/lowdim/internal/deepnet"
 	"github.com/lowdim/lowdim/linproj"
 	"github.com/lowdim/lowdim/modelio"
 	"github.com/lowdim/lowdim/modelio/modeliotest"
@@ -43,7 +44,7 @@ func TestGradient(t *testing.T) {
 		for i := range theta {
 			theta[i] += 0.3 * r.NormFloat64() // biases too
 		}
-		tr := newTrainer(sizes, 12, 4, alpha, newGemm(1))
+		tr := newTrainer(sizes, 12, 4, alpha, deepnet.NewGemm(1))
 		tr.load(x, rangeN(12), make([]float64, 6), 1)
 		grad := make([]float64, len(theta))
 		tr.costGrad(theta, grad)
@@ -67,7 +68,7 @@ func TestGradient(t *testing.T) {
 // TestPRows: each batch's P is symmetric, sums to 1 and has a zero diagonal.
 func TestPRows(t *testing.T) {
 	d := dataset.Digits().Subset(rangeN(50))
-	tr := newTrainer([]int{64, 3, 2}, 50, 10, 1, newGemm(1))
+	tr := newTrainer([]int{64, 3, 2}, 50, 10, 1, deepnet.NewGemm(1))
 	tr.load(d.X, rangeN(50), make([]float64, 64), 16)
 	var sum float64
 	for i := range 50 {

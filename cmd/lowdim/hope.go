@@ -194,8 +194,8 @@ func drawHOPE(w io.Writer, path, title string, m lowdim.Model, d *dataset.Set) e
 }
 
 const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each with k-means and with jointly learnt\n" +
-	"    exemplars, on USPS and MNIST, with the comparison rows LDA, LPP, NCA, MCML, LMNN and\n" +
-	"    pt-SNE (each also mapping the 20 k-means exemplars, Tables 2 and 4), 5-NN\n" +
+	"    exemplars, on USPS and MNIST, with the comparison rows LDA, LPP, NCA, MCML, LMNN,\n" +
+	"    pt-SNE and deep-AE (each also mapping the 20 k-means exemplars, Tables 2 and 4), 5-NN\n" +
 	"    test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
 	"    speed-up of 20 exemplars and the test embeddings. S-HOPE trains on rows shifted by up to\n" +
 	"    1 pixel (-no-augment: plain rows only), next to a plain baseline row. -sets usps-mixed\n" +
@@ -203,7 +203,9 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    from other writers). Each fit stops at its epoch cap or time budget, whichever comes\n" +
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
 	"    MNIST; -budget scales them). The comparison rows add 21 minutes on USPS and about an\n" +
-	"    hour or more on MNIST (74 minutes under load), most of it pt-SNE's conjugate gradients (plain build, 2 busy cores);\n" +
+	"    hour or more on MNIST (74 minutes under load), most of it pt-SNE's conjugate gradients,\n" +
+	"    and deep-AE about 20 more on USPS (10 epochs took 464 s) and, estimated from that, 80 on\n" +
+	"    MNIST (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -quick well under a minute.\n"
 

@@ -1,4 +1,4 @@
-package ptsne
+package deepnet
 
 import (
 	iblas "github.com/lowdim/lowdim/internal/blas"
@@ -24,8 +24,8 @@ const gemmBlocks = 16
 // kernels run on one thread; gonum's Dgemm spreads its blocks over the cores itself).
 var splitProducts = !iblas.Threaded
 
-// gemm multiplies on a pool of workers (nil: on the caller's goroutine alone).
-type gemm struct {
+// Gemm multiplies on a pool of workers (nil: on the caller's goroutine alone).
+type Gemm struct {
 	pool *minibatch.Pool
 	args gemmArgs
 	job  func(int)
@@ -39,8 +39,9 @@ type gemmArgs struct {
 	cols          bool // split C by columns (else by rows)
 }
 
-func newGemm(workers int) *gemm {
-	g := &gemm{}
+// NewGemm returns a Gemm that splits products over workers goroutines (the caller's among them).
+func NewGemm(workers int) *Gemm {
+	g := &Gemm{}
 	if splitProducts && workers > 1 {
 		g.pool = minibatch.NewPool(workers)
 	}
@@ -48,15 +49,15 @@ func newGemm(workers int) *gemm {
 	return g
 }
 
-// close stops the pool's workers.
-func (g *gemm) close() {
+// Close stops the pool's workers.
+func (g *Gemm) Close() {
 	if g.pool != nil {
 		g.pool.Close()
 	}
 }
 
-// nt sets C = alpha·A·Bᵀ + beta·C for row-major A (m×k), B (n×k) and C (m×n).
-func (g *gemm) nt(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
+// NT sets C = alpha·A·Bᵀ + beta·C for row-major A (m×k), B (n×k) and C (m×n).
+func (g *Gemm) NT(m, n, k int, alpha float64, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	if g.pool == nil || max(m, n) < 4*gemmBlocks {
 		iblas.DgemmNT(m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 		return
@@ -68,7 +69,7 @@ func (g *gemm) nt(m, n, k int, alpha float64, a []float64, lda int, b []float64,
 // block computes block blk of C: a span of its rows, or of its columns when C is wide (a batch
 // of 100 rows times the 2,000 units of a layer), in multiples of 4 so that the kernel's tiles
 // are whole.
-func (g *gemm) block(blk int) {
+func (g *Gemm) block(blk int) {
 	a := &g.args
 	if a.cols {
 		lo, hi := span4(blk, a.n)

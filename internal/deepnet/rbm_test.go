@@ -1,20 +1,19 @@
-package ptsne
+package deepnet
 
 import (
-	"context"
-	"math"
 	"math/rand/v2"
-	"runtime"
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 
 	"github.com/lowdim/lowdim/dataset"
 )
 
 // digitsUnit returns the first n scikit-learn digits scaled to [0, 1] (their pixels are 0…16).
 func digitsUnit(n int) []float64 {
-	d := dataset.Digits().Subset(rangeN(n))
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = i
+	}
+	d := dataset.Digits().Subset(idx)
 	v := make([]float64, 0, n*64)
 	for i := range n {
 		for _, x := range d.X.RawRowView(i) {
@@ -26,18 +25,18 @@ func digitsUnit(n int) []float64 {
 
 // meanRecon is the mean squared error of the mean-field reconstruction σ(a + W·h(v)) of the
 // rows v, h(v) the hidden means: no sampling, so it measures the weights alone.
-func meanRecon(g *gemm, r *rbm, v []float64, rows int) float64 {
+func meanRecon(g *Gemm, r *rbm, v []float64, rows int) float64 {
 	h := make([]float64, rows*r.out)
 	rec := make([]float64, rows*r.in)
 	r.hidden(g, h, v, rows)
-	g.nt(rows, r.in, r.out, 1, h, r.out, r.wt, r.out, 0, rec, r.in)
+	g.NT(rows, r.in, r.out, 1, h, r.out, r.wt, r.out, 0, rec, r.in)
 	var e float64
 	for i := range rows {
 		row := rec[i*r.in : (i+1)*r.in]
 		for j := range row {
 			row[j] += r.a[j]
 		}
-		sigmoids(row)
+		Sigmoids(row)
 		for j, x := range row {
 			e += (x - v[i*r.in+j]) * (x - v[i*r.in+j])
 		}
@@ -53,8 +52,8 @@ func meanRecon(g *gemm, r *rbm, v []float64, rows int) float64 {
 func TestRBMReconstruction(t *testing.T) {
 	const n = 500
 	v := digitsUnit(n)
-	g := newGemm(2)
-	defer g.close()
+	g := NewGemm(2)
+	defer g.Close()
 	for _, c := range []struct {
 		out    int
 		linear bool
@@ -86,43 +85,4 @@ func TestRBMReconstruction(t *testing.T) {
 			t.Errorf("64–%d: reconstruction error %.4f → %.4f (want below %.2f×), sampled %.1f → %.1f", c.out, before, after, c.ratio, first, last)
 		}
 	}
-}
-
-// TestPretrainDeterministic: pretraining and fine-tuning give the same bytes on 1 and 2 workers
-// (products split in 16 blocks on 2), and the pretrained model reads its inputs in [0, 1].
-func TestPretrainDeterministic(t *testing.T) {
-	d := dataset.Digits().Subset(rangeN(300))
-	e := Embedder{Hidden: []int{100, 80}, Batch: 150, Epochs: 2, Pretrain: 3, Seed: 5}
-	fit := func(procs int) *Model {
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
-		m, err := e.Fit(context.Background(), d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m.(*Model)
-	}
-	m1, m2 := fit(1), fit(2)
-	if !mat.Equal(m1.Embedding(), m2.Embedding()) || !equalFloats(m1.Theta, m2.Theta) {
-		t.Error("GOMAXPROCS 1 and 2 give different models")
-	}
-	// The digits' pixels span 0…16.
-	if m1.Scale != 16 || m1.Mean[0] != 0 || m1.Mean[63] != 0 {
-		t.Errorf("normalisation (x − %v)/%v, want (x − 0)/16", m1.Mean[0], m1.Scale)
-	}
-	// Pretrained weights are not Glorot's: the seed-5 random start differs.
-	if equalFloats(m1.Theta, initTheta(m1.Sizes, rand.New(rand.NewPCG(5, 0x7074736e65)))) {
-		t.Error("pretraining left the random start")
-	}
-}
-
-func equalFloats(a, b []float64) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
-			return false
-		}
-	}
-	return true
 }

@@ -1,4 +1,4 @@
-package ptsne
+package deepnet
 
 import (
 	"context"
@@ -68,22 +68,22 @@ func newRBM(in, out int, linear bool, rng *rand.Rand) *rbm {
 }
 
 // hidden sets h (rows×out) to the hidden units' means given v (rows×in).
-func (r *rbm) hidden(g *gemm, h, v []float64, rows int) {
-	g.nt(rows, r.out, r.in, 1, v, r.in, r.w, r.in, 0, h, r.out)
+func (r *rbm) hidden(g *Gemm, h, v []float64, rows int) {
+	g.NT(rows, r.out, r.in, 1, v, r.in, r.w, r.in, 0, h, r.out)
 	for i := range rows {
 		row := h[i*r.out : (i+1)*r.out]
 		for j, bj := range r.b {
 			row[j] += bj
 		}
 		if !r.linear {
-			sigmoids(row)
+			Sigmoids(row)
 		}
 	}
 }
 
 // cd1 takes one CD-1 step on the rows v (rows×in, copied into r.v0 by the caller) with learning
 // rate lr and momentum mom, and returns the squared reconstruction error Σ‖v₀ − v₁‖².
-func (r *rbm) cd1(g *gemm, rows int, lr, mom float64, rng *rand.Rand) float64 {
+func (r *rbm) cd1(g *Gemm, rows int, lr, mom float64, rng *rand.Rand) float64 {
 	in, out := r.in, r.out
 	v0, h0, s0, v1, h1 := r.v0[:rows*in], r.h0[:rows*out], r.s0[:rows*out], r.v1[:rows*in], r.h1[:rows*out]
 	r.hidden(g, h0, v0, rows)
@@ -99,14 +99,14 @@ func (r *rbm) cd1(g *gemm, rows int, lr, mom float64, rng *rand.Rand) float64 {
 			}
 		}
 	}
-	g.nt(rows, in, out, 1, s0, out, r.wt, out, 0, v1, in)
+	g.NT(rows, in, out, 1, s0, out, r.wt, out, 0, v1, in)
 	var rec float64
 	for i := range rows {
 		row := v1[i*in : (i+1)*in]
 		for j, aj := range r.a {
 			row[j] += aj
 		}
-		sigmoids(row)
+		Sigmoids(row)
 		for j, v := range row {
 			e := v0[i*in+j] - v
 			rec += e * e
@@ -126,7 +126,7 @@ func (r *rbm) cd1(g *gemm, rows int, lr, mom float64, rng *rand.Rand) float64 {
 			vt[j*k+s], vt[j*k+rows+s] = v0[s*in+j], -v1[s*in+j]
 		}
 	}
-	g.nt(out, in, k, 1/float64(rows), ht, k, vt, k, 0, r.gw, in)
+	g.NT(out, in, k, 1/float64(rows), ht, k, vt, k, 0, r.gw, in)
 	for i, gv := range r.gw {
 		r.dw[i] = mom*r.dw[i] + lr*(gv-rbmWeightDecay*r.w[i])
 		r.w[i] += r.dw[i]
@@ -152,21 +152,24 @@ func biasStep(c, dc, x0, x1 []float64, rows int, mom, scale float64) {
 	}
 }
 
-// rowSource fills dst (len(idx)×width) with the rows idx of a layer's input.
-type rowSource func(dst []float64, idx []int)
+// RowSource fills dst (len(idx)×width) with the rows idx of a layer's input.
+type RowSource func(dst []float64, idx []int)
 
-// pretrain trains the layers sizes[0]→sizes[1], … as a stack of RBMs for epochs epochs each on
+// Pretrain trains the layers sizes[0]→sizes[1], … as a stack of RBMs for epochs epochs each on
 // n rows read from src (in [0, 1]), the last one with linear hidden units, and writes the
-// weights and hidden biases into θ (the network's layout). It returns each layer's mean
-// squared reconstruction error per epoch, Σ‖v₀ − v₁‖²/(n·in).
-func pretrain(ctx context.Context, g *gemm, theta []float64, sizes []int, n int, src rowSource, epochs int, rng *rand.Rand, progress lowdim.Progress) ([][]float64, error) {
+// weights and hidden biases into θ (the network's layout, see Layer). name prefixes its
+// progress stage ("NAME pretrain") and errors. It returns each layer's mean squared
+// reconstruction error per epoch, Σ‖v₀ − v₁‖²/(n·in), and each RBM's visible biases (what an
+// unrolled autoencoder's decoder starts from).
+func Pretrain(ctx context.Context, name string, g *Gemm, theta []float64, sizes []int, n int, src RowSource, epochs int, rng *rand.Rand, progress lowdim.Progress) (recon, visible [][]float64, err error) {
 	last := len(sizes) - 1
 	nb := max(1, n/rbmBatch)
 	perm := make([]int, n)
 	for i := range perm {
 		perm[i] = i
 	}
-	recon := make([][]float64, last)
+	recon, visible = make([][]float64, last), make([][]float64, last)
+	stage := name + " pretrain"
 	for l := 1; l <= last; l++ {
 		in, out := sizes[l-1], sizes[l]
 		r := newRBM(in, out, l == last, rng)
@@ -183,21 +186,22 @@ func pretrain(ctx context.Context, g *gemm, theta []float64, sizes []int, n int,
 			var rec float64
 			for b := range nb {
 				if err := ctx.Err(); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 				lo, hi := minibatch.Span(b, nb, n)
 				src(r.v0[:(hi-lo)*in], perm[lo:hi])
 				rec += r.cd1(g, hi-lo, lr, mom, rng)
-				progress.Report("ptsne pretrain", (l-1)*epochs*nb+ep*nb+b+1, last*epochs*nb)
+				progress.Report(stage, (l-1)*epochs*nb+ep*nb+b+1, last*epochs*nb)
 			}
 			recon[l-1] = append(recon[l-1], rec/float64(n*in))
 			if math.IsNaN(rec) || math.IsInf(rec, 0) {
-				return nil, dataset.Invalidf("ptsne: pretraining diverged in layer %d, epoch %d", l, ep+1)
+				return nil, nil, dataset.Invalidf("%s: pretraining diverged in layer %d, epoch %d", name, l, ep+1)
 			}
 		}
-		w, b := layer(sizes, theta, l)
+		w, b := Layer(sizes, theta, l)
 		copy(w.RawMatrix().Data, r.wt)
 		copy(b, r.b)
+		visible[l-1] = r.a
 		if l == last {
 			break
 		}
@@ -207,7 +211,7 @@ func pretrain(ctx context.Context, g *gemm, theta []float64, sizes []int, n int,
 		idx := make([]int, 0, rbmBatch)
 		for lo := 0; lo < n; lo += rbmBatch {
 			if err := ctx.Err(); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			hi := min(lo+rbmBatch, n)
 			idx = idx[:0]
@@ -229,11 +233,11 @@ func pretrain(ctx context.Context, g *gemm, theta []float64, sizes []int, n int,
 			}
 		}
 	}
-	return recon, nil
+	return recon, visible, nil
 }
 
-// sigmoids replaces each v of row by σ(v) = 1/(1 + e^{−v}).
-func sigmoids(row []float64) {
+// Sigmoids replaces each v of row by σ(v) = 1/(1 + e^{−v}).
+func Sigmoids(row []float64) {
 	for j, v := range row {
 		row[j] = 1 / (1 + math.Exp(-v))
 	}
