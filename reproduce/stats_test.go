@@ -76,3 +76,15 @@ func TestHeldOutKNNError(t *testing.T) {
 		t.Error("k larger than the training rows: no error")
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		d    int
+		want string
+	}{{5899.3, 1, "5,899.3"}, {2443849.4, 0, "2,443,849"}, {999, 0, "999"}, {-1234.5, 1, "-1,234.5"}, {math.NaN(), 0, "—"}} {
+		if got := Thousands(c.v, c.d); got != c.want {
+			t.Errorf("Thousands(%v, %d) = %q, want %q", c.v, c.d, got, c.want)
+		}
+	}
+}

@@ -6,7 +6,6 @@ import (
 	"math"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -99,29 +98,6 @@ func FlexPlot(d *MLEData) (*plot.Plot, error) {
 	return p, nil
 }
 
-// thousands formats v with the given decimals and commas between groups of three digits.
-func thousands(v float64, decimals int) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "—"
-	}
-	s := strconv.FormatFloat(math.Abs(v), 'f', decimals, 64)
-	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	if v < 0 {
-		b.WriteByte('-')
-	}
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if frac != "" {
-		b.WriteString("." + frac)
-	}
-	return b.String()
-}
-
 // WriteMarkdown writes the report as markdown; the figures it links are those WriteDir writes.
 func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
@@ -130,7 +106,7 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 	p("# Most Likely Embedding (Paurat, interactive embedding thesis, §3.3.4) reproduced with lowdim\n\n")
 	if c.Quick {
 		p("**Quick run** (`-quick`): %d runs of at least %v each, %d flexibility runs, re-embedding of %s rows — a smoke test; the rates are noisier than the full run's.\n\n",
-			c.Runs, c.MinRun, c.Runs, thousands(float64(c.ReembedN), 0))
+			c.Runs, c.MinRun, c.Runs, reproduce.Thousands(float64(c.ReembedN), 0))
 	}
 	p("- Command: `%s`\n", r.Command)
 	p("- Machine: %s/%s, %d logical CPUs", r.Machine.OS, r.Machine.Arch, r.Machine.CPUs)
@@ -168,14 +144,14 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 	var ratioMove, ratioSel []float64
 	for _, d := range r.Data {
 		if d.Speed == nil {
-			p("| %s | — | — | *not held* | | | | | | | | %s | %s |\n", d.Set.Name, thousands(d.Set.ThesisMoves, 1), thousands(d.Set.ThesisSelect, 1))
+			p("| %s | — | — | *not held* | | | | | | | | %s | %s |\n", d.Set.Name, reproduce.Thousands(d.Set.ThesisMoves, 1), reproduce.Thousands(d.Set.ThesisSelect, 1))
 			continue
 		}
 		s := d.Speed
 		p("| %s | %d | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", d.Set.Name, d.N, d.H,
-			thousands(s.Move.Mean, 0), thousands(s.Move.Median, 0), thousands(s.Move.CPUMean, 0), thousands(s.MoveEmbed.Mean, 0),
-			thousands(s.Select.Mean, 0), thousands(s.Select.Median, 0), thousands(s.Select.CPUMean, 0), thousands(s.SelectEmbed.Mean, 0),
-			thousands(d.Set.ThesisMoves, 1), thousands(d.Set.ThesisSelect, 1))
+			reproduce.Thousands(s.Move.Mean, 0), reproduce.Thousands(s.Move.Median, 0), reproduce.Thousands(s.Move.CPUMean, 0), reproduce.Thousands(s.MoveEmbed.Mean, 0),
+			reproduce.Thousands(s.Select.Mean, 0), reproduce.Thousands(s.Select.Median, 0), reproduce.Thousands(s.Select.CPUMean, 0), reproduce.Thousands(s.SelectEmbed.Mean, 0),
+			reproduce.Thousands(d.Set.ThesisMoves, 1), reproduce.Thousands(d.Set.ThesisSelect, 1))
 		if d.H <= 100 && (worst == nil || s.Move.Mean < worst.Speed.Move.Mean) {
 			worst = d
 		}
@@ -188,15 +164,15 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 		if worst.Speed.Move.Mean < MLETargetMoves {
 			verdict = "**missed**"
 		}
-		p("**Target** (issue 5): at least %s moves per second on every set with H ≤ 100 — %s (wall clock): the slowest such set is %s (H = %d) at %s moves/s (mean; %s per CPU-second).", thousands(MLETargetMoves, 0), verdict,
-			worst.Set.Name, worst.H, thousands(worst.Speed.Move.Mean, 0), thousands(worst.Speed.Move.CPUMean, 0))
+		p("**Target** (issue 5): at least %s moves per second on every set with H ≤ 100 — %s (wall clock): the slowest such set is %s (H = %d) at %s moves/s (mean; %s per CPU-second).", reproduce.Thousands(MLETargetMoves, 0), verdict,
+			worst.Set.Name, worst.H, reproduce.Thousands(worst.Speed.Move.Mean, 0), reproduce.Thousands(worst.Speed.Move.CPUMean, 0))
 		for _, d := range r.Data {
 			if d.Speed != nil && d.H > 100 {
-				p(" %s has H = %d: %s moves/s.", d.Set.Name, d.H, thousands(d.Speed.Move.Mean, 0))
+				p(" %s has H = %d: %s moves/s.", d.Set.Name, d.H, reproduce.Thousands(d.Speed.Move.Mean, 0))
 			}
 		}
 		p(" Over the %d sets held, the median ratio to the thesis is %s× for moves and %s× for selection changes.\n\n", len(ratioMove),
-			thousands(reproduce.Median(ratioMove), 0), thousands(reproduce.Median(ratioSel), 0))
+			reproduce.Thousands(reproduce.Median(ratioMove), 0), reproduce.Thousands(reproduce.Median(ratioSel), 0))
 	}
 	p("The thesis's rates fall with n (hypothyroid, sick, kr vs. kp and communities, the sets with thousands of rows, are about half as fast as the small sets, although it states that the projection does not depend on n), which suggests its timings include something of size n — such as re-embedding — or per-update overhead; our \"move\" column does not depend on n, the \"+ re-embed\" columns do.\n\n")
 
@@ -214,7 +190,7 @@ func (r *MLEReport) WriteMarkdown(w io.Writer) error {
 			}
 			return reproduce.Median(ms)
 		}
-		p("| %s | %d | %d | %s | %s | %s | %s |\n", thousands(float64(re.N), 0), re.H, re.Workers, thousands(re.Rate.Mean, 1), thousands(re.Rate.Median, 1),
+		p("| %s | %d | %d | %s | %s | %s | %s |\n", reproduce.Thousands(float64(re.N), 0), re.H, re.Workers, reproduce.Thousands(re.Rate.Mean, 1), reproduce.Thousands(re.Rate.Median, 1),
 			reproduce.Num("%.3f", inv(re.Rate.Rates)), reproduce.Num("%.3f", inv(re.Rate.CPURates)))
 	}
 	p("\n")

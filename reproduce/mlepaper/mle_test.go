@@ -19,18 +19,6 @@ import (
 	"github.com/lowdim/lowdim/reproduce/internal/reprotest"
 )
 
-func TestThousands(t *testing.T) {
-	for _, c := range []struct {
-		v    float64
-		d    int
-		want string
-	}{{5899.3, 1, "5,899.3"}, {2443849.4, 0, "2,443,849"}, {999, 0, "999"}, {-1234.5, 1, "-1,234.5"}, {math.NaN(), 0, "—"}} {
-		if got := thousands(c.v, c.d); got != c.want {
-			t.Errorf("thousands(%v, %d) = %q, want %q", c.v, c.d, got, c.want)
-		}
-	}
-}
-
 func TestRMSE(t *testing.T) {
 	a := mat.NewDense(2, 2, []float64{0, 0, 1, 1})
 	b := mat.NewDense(2, 2, []float64{3, 4, 1, 1})

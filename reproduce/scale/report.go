@@ -116,18 +116,6 @@ func gb(b int64) string {
 	return fmt.Sprintf("%.2f GB", float64(b)/1e9)
 }
 
-func thousands(n int) string {
-	s := fmt.Sprint(n)
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
-}
-
 // WriteMarkdown writes the report as markdown; the figures it links are those WriteDir writes.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b strings.Builder
@@ -157,7 +145,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		for _, row := range r.MNIST {
 			if row.Missing != "" {
-				fmt.Fprintf(&t, "| %s | %s | — | — | — | — | — | — | %s |\n", thousands(row.N), row.Tool, row.Missing)
+				fmt.Fprintf(&t, "| %s | %s | — | — | — | — | — | — | %s |\n", reproduce.Thousands(float64(row.N), 0), row.Tool, row.Missing)
 				continue
 			}
 			ratio := "—"
@@ -165,21 +153,21 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 				ratio = fmt.Sprintf("%.2f", row.Median.Seconds/rw)
 			}
 			md := row.Median
-			fmt.Fprintf(&t, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", thousands(row.N), row.Tool, len(row.Runs1),
+			fmt.Fprintf(&t, "| %s | %s | %d | %s | %s | %s | %s | %s | %s |\n", reproduce.Thousands(float64(row.N), 0), row.Tool, len(row.Runs1),
 				reproduce.Secs(md.Seconds), secsOrDash(md.InnerSecs), gb(md.PeakRSS), reproduce.Num("%.4f", md.T20), reproduce.Num("%.4f", md.KNNError), ratio)
 		}
 		p("%s\n", t.String())
 		p("Targets (issue 16): at 10,000–20,000 rows lowdim's wall at most half of Rtsne's (ratio ≤ 0.50) with T(20) and 5-NN error at least as good; all 70,000 rows in ≤ 150 s and ≤ 4 GB with figures no worse than Rtsne's.\n\n")
 		for _, row := range r.MNIST {
 			if row.Map != "" {
-				p("![%s, n = %s](%s)\n", row.Tool, thousands(row.N), row.Map)
+				p("![%s, n = %s](%s)\n", row.Tool, reproduce.Thousands(float64(row.N), 0), row.Map)
 			}
 		}
 		p("\n")
 	}
 
 	if len(r.Trade) > 0 {
-		p("## 2. The NeRV trade-off on MNIST (n = %s)\n\n", thousands(c.TradeOffN))
+		p("## 2. The NeRV trade-off on MNIST (n = %s)\n\n", reproduce.Thousands(float64(c.TradeOffN), 0))
 		var ms []string
 		for _, m := range c.TradeMethods {
 			ms = append(ms, "`-method "+m+"`")
@@ -190,7 +178,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		p("%s with `-lambda λ` for λ ∈ %s, one run each, against the t-SNE map of the same rows. Smaller losses are better; λ = 0 is all precision (KL(q‖p)), λ = 1 all recall (KL(p‖q)).\n\n", methods, grid(c.Lambdas))
 		if c.TradeOffN > nerv.ApproxMin {
-			p("Above %s rows NeRV runs on its FFT grid path (`nerv/doc.go`, \"Gaussian NeRV at scale\"), t-NeRV on the Barnes–Hut path.\n\n", thousands(nerv.ApproxMin))
+			p("Above %s rows NeRV runs on its FFT grid path (`nerv/doc.go`, \"Gaussian NeRV at scale\"), t-NeRV on the Barnes–Hut path.\n\n", reproduce.Thousands(float64(nerv.ApproxMin), 0))
 		}
 		var t strings.Builder
 		reproduce.TableHead(&t, "method", false, "λ", "wall", "peak RSS", "smoothed precision loss", "smoothed recall loss", "T(20)", "5-NN error")
@@ -222,7 +210,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		reproduce.TableHead(&t, "n", true, "runs", "wall", "peak RSS", "µs per row")
 		for _, row := range r.Scaling {
 			md := row.Median
-			fmt.Fprintf(&t, "| %s | %d | %s | %s | %s |\n", thousands(row.N), len(row.Runs1), reproduce.Secs(md.Seconds), gb(md.PeakRSS),
+			fmt.Fprintf(&t, "| %s | %d | %s | %s | %s |\n", reproduce.Thousands(float64(row.N), 0), len(row.Runs1), reproduce.Secs(md.Seconds), gb(md.PeakRSS),
 				reproduce.Num("%.1f", md.Seconds/float64(row.N)*1e6))
 		}
 		p("%s\n", t.String())
