@@ -207,6 +207,7 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    and deep-AE about 20 more on USPS (10 epochs took 464 s) and, estimated from that, 80 on\n" +
 	"    MNIST (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
+	"    -methods pt-SNE,deep-AE (say) runs only those comparison rows and their k-means rows;\n" +
 	"    -quick well under a minute.\n"
 
 // hopeReproduceFlags are the flags only reproduce hope takes.
@@ -264,7 +265,7 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	return nil
 }
 
-func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command string, seed uint64, quick bool, data string, workers int, only string) error {
+func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command string, seed uint64, quick bool, data string, workers int, only string, methods []string) error {
 	cfg := hopepaper.HOPEConfig{DataDir: data, Seed: seed, Quick: quick, Budget: *h.budget, Workers: workers, Log: e.stderr}
 	for _, s := range strings.Split(*h.sets, ",") {
 		cfg.Sets = append(cfg.Sets, strings.ToUpper(s))
@@ -272,6 +273,7 @@ func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command strin
 	cfg.CG = *h.optimizer == "cg"
 	cfg.NoAugment = *h.noAugment
 	cfg.ComparisonOnly = only == "baselines"
+	cfg.Methods = methods
 	r, err := hopepaper.RunHOPE(ctx, cfg, command)
 	if err != nil {
 		return err

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lowdim/lowdim/reproduce/hopepaper"
 	"github.com/lowdim/lowdim/reproduce/mlepaper"
 	"github.com/lowdim/lowdim/reproduce/nervpaper"
 	"github.com/lowdim/lowdim/reproduce/pepaper"
@@ -39,7 +40,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    mle.md. About 2 minutes on 2 busy cores; -quick some seconds.\n"+
 			scaleReproduceHelp+
 			"Data come from ../shared/data next to the module root (or -data). Flags may come before or\n"+
-			"after the paper's name. -folds, -scurve, -starts, -methods, -inner-folds and -inner-rounds belong to nerv only, -only to nerv and hope, -n to nerv and scale. Progress goes to\n"+
+			"after the paper's name. -folds, -scurve, -starts, -inner-folds and -inner-rounds belong to nerv only, -only and -methods to nerv and hope, -n to nerv and scale. Progress goes to\n"+
 			"standard error.", e)
 	var (
 		out     = fs.String("o", "", "output `DIR` (default reproduce-PAPER: reproduce-nerv, reproduce-pe, …)")
@@ -102,7 +103,11 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		return sr.run(ctx, e, fs, dir, command, *seed, *quick, *data, n)
 	}
 	if paper == "hope" {
-		return hr.run(ctx, e, dir, command, *seed, *quick, *data, *workers, *only)
+		methods, err := ns.list(hopepaper.HOPEBaselines)
+		if err != nil {
+			return err
+		}
+		return hr.run(ctx, e, dir, command, *seed, *quick, *data, *workers, *only, methods)
 	}
 	if paper == "pe" || paper == "mle" {
 		var nervOnly []string

@@ -5,11 +5,13 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/lowdim/lowdim/reproduce/hopepaper"
 	"github.com/lowdim/lowdim/reproduce/nervpaper"
 )
 
 // nervSupervisedFlags are reproduce nerv's settings of the supervised comparison (§5): which
-// methods run and how S-Isomap's α and K and MRE's σ_MRE are validated.
+// methods run and how S-Isomap's α and K and MRE's σ_MRE are validated. -methods also picks
+// reproduce hope's comparison rows.
 type nervSupervisedFlags struct {
 	methods     *string
 	innerFolds  *int
@@ -18,8 +20,8 @@ type nervSupervisedFlags struct {
 
 func registerNervSupervised(fs *flag.FlagSet) *nervSupervisedFlags {
 	return &nervSupervisedFlags{
-		methods: fs.String("methods", "", "nerv only: comma-separated `methods` of the supervised comparison to run, of "+
-			strings.Join(nervpaper.SupervisedMethods, ", ")+" (default all; the report names the rows left out)"),
+		methods: fs.String("methods", "", "nerv and hope: comma-separated `methods` to run, the report naming the rows left out (default all): for nerv, of the supervised comparison's "+
+			strings.Join(nervpaper.SupervisedMethods, ", ")+"; for hope, of the comparison rows "+strings.Join(hopepaper.HOPEBaselines, ", ")+" (HOPE and S-HOPE run unless -only baselines)"),
 		innerFolds:  fs.Int("inner-folds", 0, "nerv only: parts of each fold's training rows in which S-Isomap's α and K and MRE's σ are chosen by held-out 5-NN error (default 3; -1 no validation: the package defaults)"),
 		innerRounds: fs.Int("inner-rounds", 0, "nerv only: how many of those parts are held out in turn (default 1, a single split; as many as -inner-folds for full cross-validation, at that many times the cost)"),
 	}
@@ -29,10 +31,15 @@ func registerNervSupervised(fs *flag.FlagSet) *nervSupervisedFlags {
 func (n *nervSupervisedFlags) check(fs *flag.FlagSet, paper string) error {
 	var set []string
 	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "methods" || f.Name == "inner-folds" || f.Name == "inner-rounds" {
+		if (f.Name == "methods" && paper != "hope") || f.Name == "inner-folds" || f.Name == "inner-rounds" {
 			set = append(set, "-"+f.Name)
 		}
 	})
+	if paper == "hope" && *n.methods != "" {
+		if _, err := n.list(hopepaper.HOPEBaselines); err != nil {
+			return err
+		}
+	}
 	if paper != "nerv" && len(set) > 0 {
 		return usagef("%s: only for reproduce nerv", strings.Join(set, ", "))
 	}
@@ -45,14 +52,21 @@ func (n *nervSupervisedFlags) check(fs *flag.FlagSet, paper string) error {
 // apply sets the flags' values in c.
 func (n *nervSupervisedFlags) apply(c *nervpaper.Config) error {
 	c.InnerFolds, c.InnerRounds = *n.innerFolds, *n.innerRounds
+	var err error
+	c.Methods, err = n.list(nervpaper.SupervisedMethods)
+	return err
+}
+
+// list returns -methods split at commas (nil when not given), each one distinct and of names.
+func (n *nervSupervisedFlags) list(names []string) ([]string, error) {
 	if *n.methods == "" {
-		return nil
+		return nil, nil
 	}
-	c.Methods = strings.Split(*n.methods, ",")
-	for i, m := range c.Methods {
-		if !slices.Contains(nervpaper.SupervisedMethods, m) || slices.Contains(c.Methods[:i], m) {
-			return usagef("-methods: expected distinct names among %s, found %q", strings.Join(nervpaper.SupervisedMethods, ", "), m)
+	ms := strings.Split(*n.methods, ",")
+	for i, m := range ms {
+		if !slices.Contains(names, m) || slices.Contains(ms[:i], m) {
+			return nil, usagef("-methods: expected distinct names among %s, found %q", strings.Join(names, ", "), m)
 		}
 	}
-	return nil
+	return ms, nil
 }

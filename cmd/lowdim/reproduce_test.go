@@ -43,6 +43,9 @@ func TestReproduceUsage(t *testing.T) {
 		{"reproduce", "nerv", "-inner-folds", "1"},
 		{"reproduce", "nerv", "-inner-rounds", "-1"},
 		{"reproduce", "pe", "-methods", "mre"},
+		// For hope, -methods names comparison rows: not HOPE itself, not twice.
+		{"reproduce", "hope", "-methods", "HOPE"},
+		{"reproduce", "hope", "-methods", "LDA,LDA"},
 		{"reproduce", "hope", "-inner-folds", "5"},
 	} {
 		if _, stderr, status := runCLI(t, "", args...); status != 2 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -126,6 +127,9 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 	}
 	var kmeansRows []*HOPEResult
 	for _, r := range rows {
+		if len(c.Methods) > 0 && !slices.Contains(c.Methods, r.name) {
+			continue
+		}
 		t0 := time.Now()
 		fitRows := r.rows
 		var pca *linproj.PCAModel

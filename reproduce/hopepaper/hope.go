@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -52,6 +53,10 @@ type HOPEConfig struct {
 	// supervised k-means on its training split (hope.Embedder.KMeans) without its fit, so they
 	// are another draw of the same procedure than a full run's.
 	ComparisonOnly bool
+	// Methods, if not empty, names the comparison rows to run (of HOPEBaselines, distinct); the
+	// others and their k-means rows are left out, and the report says which. HOPE and S-HOPE
+	// are not comparison rows: they run unless ComparisonOnly.
+	Methods []string
 	// Workers bounds the goroutines of the pairwise passes and k-NN; 0 means runtime.NumCPU().
 	Workers int
 	// Log receives one line per epoch and per finished fit; nil means silent.
@@ -307,6 +312,11 @@ func (c *HOPEConfig) embedders(set string) (lin, sig, plain hope.Embedder, joint
 // RunHOPE runs the HOPE reproduction on every set of c.Sets in turn.
 func RunHOPE(ctx context.Context, c HOPEConfig, command string) (*HOPEReport, error) {
 	c.defaults()
+	for i, m := range c.Methods {
+		if !slices.Contains(HOPEBaselines, m) || slices.Contains(c.Methods[:i], m) {
+			return nil, dataset.Invalidf("reproduce: expected distinct comparison rows among %s, found %q", strings.Join(HOPEBaselines, ", "), m)
+		}
+	}
 	dataDir, err := reproduce.DataDirOr(c.DataDir)
 	if err != nil {
 		return nil, err

@@ -5,6 +5,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -174,6 +175,15 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 	}
 	if c.ComparisonOnly {
 		p("**Comparison rows only** (`-only baselines`): no HOPE or S-HOPE map was trained. The 20 k-means centres are S-HOPE's supervised k-means on its training split, run alone (`hope.Embedder.KMeans`): the same procedure as in a full run, another draw of it.\n\n")
+	}
+	if len(c.Methods) > 0 {
+		var out []string
+		for _, m := range HOPEBaselines {
+			if !slices.Contains(c.Methods, m) {
+				out = append(out, m)
+			}
+		}
+		p("**Comparison rows run** (`-methods`): %s. Left out, with their k-means rows: %s.\n\n", strings.Join(c.Methods, ", "), strings.Join(out, ", "))
 	}
 	p("Every map is trained on 90 %% of the training rows; the other 10 %% (per class, seeded) pick the kept epoch by their 5-NN error ")
 	p("against the embedded training rows (against the embedded exemplars in the joint stage). The test rows are used for nothing but the ")

@@ -2,9 +2,11 @@ package hopepaper
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -194,10 +196,33 @@ func TestHOPEComparisonOnly(t *testing.T) {
 	}
 }
 
-// runQuickUSPS runs the quick USPS reproduction (the comparison rows alone if comparisonOnly)
-// and writes its report, returning the report, its directory and its text; it skips under
-// -short and -race and without the shared data.
-func runQuickUSPS(t *testing.T, comparisonOnly bool) (*HOPEReport, string, string) {
+// TestHOPEMethods: -methods keeps the named comparison rows and their k-means rows, and the
+// report names the rows left out; an unknown or repeated name is refused before any data are
+// read.
+func TestHOPEMethods(t *testing.T) {
+	for _, bad := range [][]string{{"HOPE"}, {"LDA", "LDA"}, {"lda"}} {
+		_, err := RunHOPE(context.Background(), HOPEConfig{DataDir: "/nonexistent", Methods: bad}, "test")
+		if !errors.Is(err, dataset.ErrInvalid) {
+			t.Errorf("Methods %q: error %v, want an invalid-input error", bad, err)
+		}
+	}
+	r, _, text := runQuickUSPS(t, true, "LPP", "LDA")
+	var got []string
+	for _, res := range r.Sets[0].Results {
+		got = append(got, res.Method)
+	}
+	if want := []string{"LDA", "LPP", KMeansRow("LDA"), KMeansRow("LPP")}; !slices.Equal(got, want) {
+		t.Errorf("rows %q, want %q", got, want)
+	}
+	if !strings.Contains(text, "Left out, with their k-means rows: NCA, MCML, LMNN") {
+		t.Error("the report does not name the rows left out")
+	}
+}
+
+// runQuickUSPS runs the quick USPS reproduction (the comparison rows alone if comparisonOnly;
+// only the comparison rows methods, if any) and writes its report, returning the report, its
+// directory and its text; it skips under -short and -race and without the shared data.
+func runQuickUSPS(t *testing.T, comparisonOnly bool, methods ...string) (*HOPEReport, string, string) {
 	t.Helper()
 	if testing.Short() || reprotest.RaceEnabled {
 		t.Skip("a few seconds of fits; skipped under -short and -race")
@@ -206,7 +231,7 @@ func runQuickUSPS(t *testing.T, comparisonOnly bool) (*HOPEReport, string, strin
 	if err != nil {
 		t.Skipf("shared data not available: %v", err)
 	}
-	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}, ComparisonOnly: comparisonOnly}
+	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}, ComparisonOnly: comparisonOnly, Methods: methods}
 	r, err := RunHOPE(context.Background(), c, "test")
 	if err != nil {
 		t.Fatal(err)
