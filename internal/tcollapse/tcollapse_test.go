@@ -60,8 +60,24 @@ func (p *problem) direct(alpha float64, which string) float64 {
 	}
 	row := func(i int) []float64 { return p.y[i*d : i*d+d] }
 	switch which {
-	case "pairs", "nca":
-		var z, s, logs, n float64
+	case "nca":
+		var sum float64
+		for i := range p.r {
+			var z, s float64
+			for j := range p.r {
+				if i != j {
+					v := w(row(i), row(j))
+					z += v
+					if p.lab[i] == p.lab[j] {
+						s += v
+					}
+				}
+			}
+			sum += s / z
+		}
+		return -sum / float64(p.r)
+	case "pairs":
+		var z, logs, n float64
 		for i := range p.r {
 			for j := range p.r {
 				if i == j {
@@ -70,14 +86,10 @@ func (p *problem) direct(alpha float64, which string) float64 {
 				v := w(row(i), row(j))
 				z += v
 				if p.lab[i] == p.lab[j] {
-					s += v
 					logs += math.Log(v)
 					n++
 				}
 			}
-		}
-		if which == "nca" {
-			return -s / z
 		}
 		// KL(P‖Q) + log N with p_ij = 1/N on the same-class pairs
 		return -(logs - n*math.Log(z)) / n
