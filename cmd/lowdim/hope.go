@@ -195,7 +195,8 @@ func drawHOPE(w io.Writer, path, title string, m lowdim.Model, d *dataset.Set) e
 
 const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each with k-means and with jointly learnt\n" +
 	"    exemplars, on USPS and MNIST, with the comparison rows LDA, LPP, NCA, MCML, LMNN,\n" +
-	"    pt-SNE and deep-AE (each also mapping the 20 k-means exemplars, Tables 2 and 4), 5-NN\n" +
+	"    pt-SNE, deep-AE, dt-NCA and dt-MCML (each also mapping the 20 k-means exemplars, Tables\n" +
+	"    2 and 4), 5-NN\n" +
 	"    test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
 	"    speed-up of 20 exemplars and the test embeddings. S-HOPE trains on rows shifted by up to\n" +
 	"    1 pixel (-no-augment: plain rows only), next to a plain baseline row. -sets usps-mixed\n" +
