@@ -28,7 +28,7 @@
 //
 // L_ij = [L_i = L_j]. (With q normalised over all pairs instead, −Σ_{L_i = L_j} q_ij, the cost
 // is minimised by collapsing one class to a point while the others overlap: on 1,000 of the
-// 8×8 digits it reached −0.96 with a 5-NN error of 47 %; see package baseline/dtse.)
+// 8×8 digits it reached −0.96 with a 5-NN error of 47 %, see package baseline/dtse.)
 //
 // Exemplars (Exemplars; the HOPE paper's eq. 9–10): rows y_i against z embedded exemplars e_j
 // with labels M_j, Z_i = Σ_k w_ik, s_i the number of exemplars of row i's class, N = Σ_i s_i,
