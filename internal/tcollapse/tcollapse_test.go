@@ -3,6 +3,7 @@ package tcollapse
 import (
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 
 	"github.com/lowdim/lowdim/internal/minibatch"
@@ -185,5 +186,23 @@ func TestNoSameClass(t *testing.T) {
 	}
 	if f := o.NCA(p.y, g, p.lab, p.r); f != 0 {
 		t.Errorf("nca: cost %v, want 0", f)
+	}
+}
+
+// BenchmarkCosts: each cost and its gradient on 1,000 embedded 2-D rows of 10 classes (10⁶
+// pairs; the exemplar cost against 20 exemplars), on all cores.
+func BenchmarkCosts(b *testing.B) {
+	p := newProblem(1000, 20, 2, 10, 1)
+	pool := minibatch.NewPool(runtime.GOMAXPROCS(0))
+	defer pool.Close()
+	o := New(pool, p.dim, 1, 20, p.k)
+	g := make([]float64, len(p.y))
+	for _, which := range []string{"pairs", "nca", "exemplars"} {
+		b.Run(which, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				p.cost(o, which, p.y, g)
+			}
+		})
 	}
 }
