@@ -35,6 +35,10 @@
 //	              Transform
 //	baseline/deepae  deep autoencoder (Hinton and Salakhutdinov 2006): RBM-pretrained encoder,
 //	              unrolled and fine-tuned on the cross-entropy by per-batch CG, with Transform
+//	internal/tcollapse  the class-collapsing costs on embedded rows (Student-t MCML pairs and
+//	              exemplars, NCA) and their gradients: one implementation for hope and dtse
+//	baseline/dtse dt-MCML and dt-NCA (Min et al. 2010): ptsne's RBM-pretrained network
+//	              fine-tuned by per-batch CG to collapse classes, with Transform
 //	baseline/isomap, laplacian, lle (standard, Hessian, LTSA), mds (SMACOF, Sammon, CCA, CDA,
 //	              local MDS): the papers' unsupervised baselines; baseline/internal/graph and
 //	              eigs hold their k-NN graphs, geodesics and sparse/Lanczos eigensolvers;

@@ -48,7 +48,7 @@ func BenchmarkPairs(b *testing.B) {
 	tr.net.forward(tr.theta, r)
 	b.ReportAllocs()
 	for b.Loop() {
-		tr.obj.pairs(tr.net.y, tr.net.gy, tr.batchLab, r, tr.classCount)
+		tr.obj.Pairs(tr.net.y, tr.net.gy, tr.batchLab, r, tr.classCount)
 	}
 }
 

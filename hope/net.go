@@ -108,6 +108,10 @@ func newNet(s shape, rows int, p *minibatch.Pool) *net {
 // over the cores itself.
 var splitProducts = !iblas.Threaded
 
+// nblocks is the number of row blocks a product is split into (the cost's passes use
+// tcollapse.Blocks).
+const nblocks = 16
+
 // gemm sets C = A·Bᵀ + beta·C for row-major A (m×k), B (n×k), C (m×n).
 func (n *net) gemm(m, nn, k int, a []float64, lda int, b []float64, ldb int, beta float64, c []float64, ldc int) {
 	// The split does not depend on the number of workers, so neither do the bytes.

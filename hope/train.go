@@ -14,6 +14,7 @@ import (
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/internal/minibatch"
+	"github.com/lowdim/lowdim/internal/tcollapse"
 )
 
 // Optimizer selects how each mini-batch updates the parameters (shared with package ptsne).
@@ -312,7 +313,7 @@ type trainer struct {
 
 	aug   *augmenter // nil without augmentation
 	net   *net
-	obj   *objective
+	obj   *tcollapse.Objective
 	pool  *minibatch.Pool
 	theta []float64
 	grad  []float64
@@ -361,7 +362,7 @@ func newTrainer(c config, d *dataset.Set, classes int) *trainer {
 	z := c.Exemplars * classes
 	t.pool = minibatch.NewPool(c.Workers)
 	t.net = newNet(c.sh, t.maxRows+z, t.pool)
-	t.obj = newObjective(t.pool, c.Dim, z, classes)
+	t.obj = tcollapse.New(t.pool, c.Dim, 1, z, classes)
 	t.theta = make([]float64, c.sh.params())
 	t.grad = make([]float64, len(t.theta))
 	t.best = make([]float64, len(t.theta))
@@ -690,7 +691,7 @@ func (t *trainer) eval(g []float64) float64 {
 	r := t.batchHi - t.batchLo
 	if !t.joint {
 		t.net.forward(t.theta, r)
-		f := t.obj.pairs(t.net.y, t.net.gy, t.batchLab, r, t.classCount)
+		f := t.obj.Pairs(t.net.y, t.net.gy, t.batchLab, r, t.classCount)
 		clear(g)
 		t.net.backward(t.theta, g, r, true, false)
 		return f
@@ -700,7 +701,7 @@ func (t *trainer) eval(g []float64) float64 {
 		copy(t.net.x[r*t.sh.cols():], t.ex)
 	}
 	t.net.forward(t.theta, r+z)
-	f := t.obj.exemplars(t.net.y, t.net.gy, t.batchLab, r, t.exLab)
+	f := t.obj.Exemplars(t.net.y, t.net.gy, t.batchLab, r, t.exLab)
 	gt, ge := t.splitGrad(g)
 	if gt != nil {
 		clear(gt)

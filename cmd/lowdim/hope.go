@@ -195,8 +195,8 @@ func drawHOPE(w io.Writer, path, title string, m lowdim.Model, d *dataset.Set) e
 
 const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each with k-means and with jointly learnt\n" +
 	"    exemplars, on USPS and MNIST, with the comparison rows LDA, LPP, NCA, MCML, LMNN,\n" +
-	"    pt-SNE and deep-AE (each also mapping the 20 k-means exemplars, Tables 2 and 4), 5-NN\n" +
-	"    test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
+	"    pt-SNE, deep-AE, dt-NCA and dt-MCML (each also mapping the 20 k-means exemplars, Tables\n" +
+	"    2 and 4), 5-NN test errors next to the paper's Tables 1–4, training times, the k-NN\n" +
 	"    speed-up of 20 exemplars and the test embeddings. S-HOPE trains on rows shifted by up to\n" +
 	"    1 pixel (-no-augment: plain rows only), next to a plain baseline row. -sets usps-mixed\n" +
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +
@@ -205,7 +205,8 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    MNIST; -budget scales them). The comparison rows add 21 minutes on USPS and about an\n" +
 	"    hour or more on MNIST (74 minutes under load), most of it pt-SNE's conjugate gradients,\n" +
 	"    and deep-AE about 20 more on USPS (10 epochs took 464 s) and, estimated from that, 80 on\n" +
-	"    MNIST (plain build, 2 busy cores);\n" +
+	"    MNIST; dt-NCA and dt-MCML about 25 minutes each on USPS (100 epochs; dt-MCML's 200\n" +
+	"    took 47 minutes) and, estimated from that, 30 each on MNIST (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -methods pt-SNE,deep-AE (say) runs only those comparison rows and their k-means rows;\n" +
 	"    -quick well under a minute.\n"

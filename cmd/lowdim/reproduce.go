@@ -52,7 +52,7 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 		folds   = fs.Int("folds", 0, "nerv only: cross-validation folds (default 10; 3 with -quick)")
 		starts  = fs.Int("starts", 0, "nerv only: random starts NeRV is refitted from at every λ of Table 2 besides the PCA start, the best F kept as in the paper (default 5; none with -quick; -1 none)")
 		workers = fs.Int("workers", 0, "goroutines per fit (default: the number of CPUs)")
-		only    = fs.String("only", "", "nerv: comma-separated experiments to run, of table2, supervised (§5) and tradeoff (default all); hope: baselines, the comparison rows alone (LDA, LPP, NCA, MCML, LMNN, pt-SNE, deep-AE and their k-means rows), without HOPE or S-HOPE")
+		only    = fs.String("only", "", "nerv: comma-separated experiments to run, of table2, supervised (§5) and tradeoff (default all); hope: baselines, the comparison rows alone (LDA, LPP, NCA, MCML, LMNN, pt-SNE, deep-AE, dt-NCA, dt-MCML and their k-means rows), without HOPE or S-HOPE")
 	)
 	fs.Var(&n, "n", "nerv: rows per random subset (default 1500; 300 with -quick); scale: comma-separated MNIST `sizes` (default 10k,20k,70k; 5000 with -quick)")
 	hr := registerHOPEReproduce(fs)

@@ -32,7 +32,8 @@ type HOPEConfig struct {
 	Seed uint64
 	// Quick: 800 training and 400 test rows of each set, F = m = 40, batches of 100, 6 epochs
 	// (learning rate 0.01), a few seconds per fit; the comparison rows stop after 10 iterations
-	// (pt-SNE: one hidden layer of 100, 10 epochs; deep-AE: one of 100, 5 epochs).
+	// (pt-SNE: one hidden layer of 100, 10 epochs; deep-AE, dt-NCA and dt-MCML: one of 100, 5
+	// epochs).
 	Quick bool
 	// Sets lists the data sets, "USPS", "USPS-mixed" (LoadUSPSMixed: USPS re-split at random, as
 	// the paper split it) and/or "MNIST"; nil means USPS and MNIST.
@@ -48,8 +49,8 @@ type HOPEConfig struct {
 	// random shifts of up to AugmentShift pixels (hope.Augment, chosen on USPS's validation
 	// split) and the table also shows the plain fit, with its earlier epoch cap, as a baseline row.
 	NoAugment bool
-	// ComparisonOnly runs the comparison rows only (LDA, LPP, NCA, MCML, LMNN, pt-SNE, deep-AE and their
-	// k-means rows), without HOPE or S-HOPE: the k-means centres are then found by S-HOPE's
+	// ComparisonOnly runs the comparison rows only (LDA, LPP, NCA, MCML, LMNN, pt-SNE, deep-AE,
+	// dt-NCA, dt-MCML and their k-means rows), without HOPE or S-HOPE: the k-means centres are then found by S-HOPE's
 	// supervised k-means on its training split (hope.Embedder.KMeans) without its fit, so they
 	// are another draw of the same procedure than a full run's.
 	ComparisonOnly bool

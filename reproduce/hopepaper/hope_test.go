@@ -18,15 +18,16 @@ import (
 )
 
 // TestHOPEQuick runs the quick HOPE reproduction on USPS and checks the report: every method
-// row with the paper's number, the unaugmented S-HOPE baseline row, the seven comparison rows
-// (LDA … pt-SNE, deep-AE) and their seven k-means rows, 21 embeddings and the curve, and test errors
+// row with the paper's number, the unaugmented S-HOPE baseline row, the nine comparison rows
+// (LDA … pt-SNE, deep-AE, dt-NCA, dt-MCML) and their nine k-means rows, 25 embeddings and the
+// curve, and test errors
 // far better than chance (90 % for 10 digits; 80 % for the comparison rows, whose quick fits stop
 // after 10 iterations). The exemplar rows of Tables 2 and 4 (k-means + each map, HOPE and S-HOPE
 // with joint exemplars) must have finite errors in [0, 1] and vote among exactly 20 embedded
 // exemplars, the k-means ones among the same 20 labelled centres.
 func TestHOPEQuick(t *testing.T) {
 	r, out, text := runQuickUSPS(t, false)
-	rows := append(append([]string{HOPEBaseline, "k-means + dt-MCML"}, HOPEMethods...), HOPEBaselines...)
+	rows := append(append([]string{HOPEBaseline}, HOPEMethods...), HOPEBaselines...)
 	for _, m := range HOPEBaselines {
 		rows = append(rows, KMeansRow(m))
 	}
@@ -44,12 +45,12 @@ func TestHOPEQuick(t *testing.T) {
 	if !strings.Contains(text, "shifted by up to 1 px") || !strings.Contains(text, "shift of up to 1 pixel") {
 		t.Error("the report does not say that S-HOPE was trained on shifted rows")
 	}
-	// 22 figures: 21 embeddings and the curve; 6 rows × (paper, test), 3 of them also with a
-	// validation error, the unaugmented row's test and validation errors, 7 comparison rows ×
-	// (paper, test), 7 k-means rows × test (5 with the paper's) and dt-MCML's paper number.
-	reprotest.CheckFiguresAndNumbers(t, out, text, 22, 47)
+	// 26 figures: 25 embeddings and the curve; 6 rows × (paper, test), 3 of them also with a
+	// validation error, the unaugmented row's test and validation errors, 9 comparison rows ×
+	// (paper, test) and 9 k-means rows × test (6 with the paper's).
+	reprotest.CheckFiguresAndNumbers(t, out, text, 26, 53)
 	s := r.Sets[0]
-	if s.NTrain != 800 || s.NTest != 400 || len(s.Results) != 21 {
+	if s.NTrain != 800 || s.NTest != 400 || len(s.Results) != 25 {
 		t.Fatalf("quick USPS: %d/%d rows, %d results", s.NTrain, s.NTest, len(s.Results))
 	}
 	byName := map[string]*HOPEResult{}
@@ -168,7 +169,7 @@ func rowSum(r []float64) float64 {
 	return s
 }
 
-// TestHOPEComparisonOnly: `-only baselines` fits the seven comparison maps and maps 20 k-means
+// TestHOPEComparisonOnly: `-only baselines` fits the nine comparison maps and maps 20 k-means
 // centres with each, and nothing else: no HOPE or S-HOPE row, no curve.
 func TestHOPEComparisonOnly(t *testing.T) {
 	r, _, text := runQuickUSPS(t, true)
