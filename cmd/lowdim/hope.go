@@ -204,8 +204,8 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
 	"    MNIST; -budget scales them). The comparison rows add 21 minutes on USPS and about an\n" +
 	"    hour or more on MNIST (74 minutes under load), most of it pt-SNE's conjugate gradients,\n" +
-	"    and deep-AE about 20 more on USPS (10 epochs took 464 s) and, estimated from that, 80 on\n" +
-	"    MNIST; dt-NCA and dt-MCML about 25 minutes each on USPS (100 epochs; dt-MCML's 200\n" +
+	"    and deep-AE about 45 more on USPS (40 epochs of batches of 100) and, estimated from that,\n" +
+	"    55 on MNIST (5 epochs); dt-NCA and dt-MCML about 25 minutes each on USPS (100 epochs; dt-MCML's 200\n" +
 	"    took 47 minutes) and, estimated from that, 30 each on MNIST (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -methods pt-SNE,deep-AE (say) runs only those comparison rows and their k-means rows;\n" +
