@@ -28,8 +28,9 @@
 //	baseline/mre  multiple relational embedding: SNE-type divergences of a feature relation and a
 //	              class relation under a learnt diagonal scale (unlabelled rows in the first only)
 //	internal/minibatch  the worker pool, block split, Adam and per-batch CG of hope and ptsne
-//	internal/deepnet  what ptsne and baseline/deepae share: products on internal/blas, RBM
-//	              pretraining (CD-1), a sigmoid/linear network's forward and backward passes
+//	internal/deepnet  what ptsne, baseline/deepae and baseline/dtse share: products on
+//	              internal/blas, RBM pretraining (CD-1), a sigmoid/linear network's forward and
+//	              backward passes, its Transform (Encode) and model-file payload
 //	ptsne         parametric t-SNE: a network pretrained as a stack of RBMs (CD-1), then trained
 //	              on mini-batch t-SNE costs (Adam, or the paper's CG on batches of 5,000), with
 //	              Transform

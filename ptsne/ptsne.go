@@ -194,66 +194,7 @@ func (m *Model) Embedding() *mat.Dense { return m.y }
 
 // Transform embeds the rows of x (r×H) into dst (r×D, or empty).
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
-	if dst == nil || x == nil {
-		return dataset.Invalidf("ptsne transform: nil matrix")
-	}
-	r, c := x.Dims()
-	h, d := m.Sizes[0], m.Sizes[len(m.Sizes)-1]
-	switch {
-	case c != h:
-		return dataset.Invalidf("ptsne transform: data have %d columns, the model was made on %d", c, h)
-	case r == 0:
-		return dataset.Invalidf("ptsne transform: no rows")
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(r, d)
-	} else if dr, dc := dst.Dims(); dr != r || dc != d {
-		return dataset.Invalidf("ptsne transform: dst is %d×%d, want %d×%d", dr, dc, r, d)
-	}
-	for i := range r {
-		for j := range h {
-			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return dataset.Invalidf("ptsne transform: row %d column %d is %v", i+1, j+1, v)
-			}
-		}
-	}
-	// Chunks of rows bound the activations' memory (60,000 MNIST rows through the default
-	// network would take 1.8 GB at once).
-	chunk := min(r, m.chunkRows())
-	g := deepnet.NewGemm(runtime.GOMAXPROCS(0))
-	defer g.Close()
-	n := newNet(m.Sizes, chunk, g)
-	xn := mat.NewDense(chunk, h, nil)
-	for lo := 0; lo < r; lo += chunk {
-		hi := min(lo+chunk, r)
-		if hi-lo < chunk {
-			n = newNet(m.Sizes, hi-lo, g)
-			xn = mat.NewDense(hi-lo, h, nil)
-		}
-		for i := lo; i < hi; i++ {
-			row := xn.RawRowView(i - lo)
-			for j := range h {
-				row[j] = (x.At(i, j) - m.Mean[j]) / m.Scale
-			}
-		}
-		n.Forward(m.Theta, xn)
-		dst.Slice(lo, hi, 0, d).(*mat.Dense).Copy(n.Out())
-	}
-	return nil
-}
-
-// transformChunk is the most rows Transform passes through the network at a time.
-const transformChunk = 1000
-
-// chunkRows is the number of rows per chunk: at most transformChunk, and few enough that the
-// activations (rows × Σ layer widths) take no more floats than θ, so that a model file's bytes
-// bound what transforming with it allocates (436 rows for the default network).
-func (m *Model) chunkRows() int {
-	width := 0
-	for _, s := range m.Sizes {
-		width += s
-	}
-	return max(1, min(transformChunk, len(m.Theta)/width))
+	return deepnet.Encode("ptsne transform", m.Sizes, m.Theta, m.Mean, m.Scale, dst, x)
 }
 
 // Fit trains the network on d's rows (labels are not used) and embeds them.

@@ -182,8 +182,8 @@ func TestTransformChunks(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	sizes := []int{3, 4, 2}
 	m := &Model{Sizes: sizes, Theta: initTheta(sizes, r), Mean: []float64{1, 2, 3}, Scale: 2}
-	x := mat.NewDense(transformChunk+7, 3, nil)
-	for i := range transformChunk + 7 {
+	x := mat.NewDense(deepnet.EncodeChunk+7, 3, nil)
+	for i := range deepnet.EncodeChunk + 7 {
 		for j := range 3 {
 			x.Set(i, j, r.NormFloat64())
 		}
@@ -192,7 +192,7 @@ func TestTransformChunks(t *testing.T) {
 	if err := m.Transform(&all, x); err != nil {
 		t.Fatal(err)
 	}
-	for _, i := range []int{0, transformChunk - 1, transformChunk, transformChunk + 6} {
+	for _, i := range []int{0, deepnet.EncodeChunk - 1, deepnet.EncodeChunk, deepnet.EncodeChunk + 6} {
 		one.Reset()
 		if err := m.Transform(&one, x.Slice(i, i+1, 0, 3)); err != nil {
 			t.Fatal(err)

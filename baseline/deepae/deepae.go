@@ -137,68 +137,10 @@ func (m *Model) Embedding() *mat.Dense { return m.y }
 // Dim returns the code's dimension.
 func (m *Model) Dim() int { return m.Sizes[len(m.Sizes)/2] }
 
-// encoder returns the encoder's layer sizes and which of them are linear (the code).
-func (m *Model) encoder() ([]int, []bool) {
-	enc := m.Sizes[:len(m.Sizes)/2+1]
-	linear := make([]bool, len(enc))
-	linear[len(enc)-1] = true
-	return enc, linear
-}
-
 // Transform encodes the rows of x (r×H) into dst (r×D, or empty).
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
-	if dst == nil || x == nil {
-		return dataset.Invalidf("deepae transform: nil matrix")
-	}
-	r, c := x.Dims()
-	h, d := m.Sizes[0], m.Dim()
-	switch {
-	case c != h:
-		return dataset.Invalidf("deepae transform: data have %d columns, the model was made on %d", c, h)
-	case r == 0:
-		return dataset.Invalidf("deepae transform: no rows")
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(r, d)
-	} else if dr, dc := dst.Dims(); dr != r || dc != d {
-		return dataset.Invalidf("deepae transform: dst is %d×%d, want %d×%d", dr, dc, r, d)
-	}
-	for i := range r {
-		for j := range h {
-			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return dataset.Invalidf("deepae transform: row %d column %d is %v", i+1, j+1, v)
-			}
-		}
-	}
-	enc, linear := m.encoder()
-	// Chunks of rows bound the activations' memory: at most 1,000 rows, and no more floats of
-	// activations than the encoder has parameters, so a model file's bytes bound what
-	// transforming with it allocates.
-	width := 0
-	for _, s := range enc {
-		width += s
-	}
-	chunk := min(r, max(1, min(1000, deepnet.Params(enc)/width)))
-	g := deepnet.NewGemm(runtime.GOMAXPROCS(0))
-	defer g.Close()
-	var n *deepnet.Net
-	var xn *mat.Dense
-	for lo := 0; lo < r; lo += chunk {
-		hi := min(lo+chunk, r)
-		if n == nil || hi-lo < chunk {
-			n = deepnet.NewNet(enc, linear, hi-lo, g)
-			xn = mat.NewDense(hi-lo, h, nil)
-		}
-		for i := lo; i < hi; i++ {
-			row := xn.RawRowView(i - lo)
-			for j := range h {
-				row[j] = (x.At(i, j) - m.Offset[j]) / m.Scale
-			}
-		}
-		n.Forward(m.Theta, xn)
-		dst.Slice(lo, hi, 0, d).(*mat.Dense).Copy(n.Out())
-	}
-	return nil
+	// The encoder's layers lead θ.
+	return deepnet.Encode("deepae transform", m.Sizes[:len(m.Sizes)/2+1], m.Theta, m.Offset, m.Scale, dst, x)
 }
 
 // Fit pretrains and fine-tunes the autoencoder on d's rows (labels are not used) and encodes

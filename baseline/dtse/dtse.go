@@ -202,59 +202,7 @@ func linearCode(sizes []int) []bool {
 
 // Transform encodes the rows of x (r×H) into dst (r×D, or empty).
 func (m *Model) Transform(dst *mat.Dense, x mat.Matrix) error {
-	who := m.Objective.name() + " transform"
-	if dst == nil || x == nil {
-		return dataset.Invalidf("%s: nil matrix", who)
-	}
-	r, c := x.Dims()
-	h, d := m.Sizes[0], m.Dim()
-	switch {
-	case c != h:
-		return dataset.Invalidf("%s: data have %d columns, the model was made on %d", who, c, h)
-	case r == 0:
-		return dataset.Invalidf("%s: no rows", who)
-	}
-	if dst.IsEmpty() {
-		dst.ReuseAs(r, d)
-	} else if dr, dc := dst.Dims(); dr != r || dc != d {
-		return dataset.Invalidf("%s: dst is %d×%d, want %d×%d", who, dr, dc, r, d)
-	}
-	for i := range r {
-		for j := range h {
-			if v := x.At(i, j); math.IsNaN(v) || math.IsInf(v, 0) {
-				return dataset.Invalidf("%s: row %d column %d is %v", who, i+1, j+1, v)
-			}
-		}
-	}
-	// Chunks of rows bound the activations' memory: at most 1,000 rows, and no more floats of
-	// activations than the network has parameters, so a model file's bytes bound what
-	// transforming with it allocates.
-	width := 0
-	for _, s := range m.Sizes {
-		width += s
-	}
-	chunk := min(r, max(1, min(1000, len(m.Theta)/width)))
-	g := deepnet.NewGemm(runtime.GOMAXPROCS(0))
-	defer g.Close()
-	linear := linearCode(m.Sizes)
-	var n *deepnet.Net
-	var xn *mat.Dense
-	for lo := 0; lo < r; lo += chunk {
-		hi := min(lo+chunk, r)
-		if n == nil || hi-lo < chunk {
-			n = deepnet.NewNet(m.Sizes, linear, hi-lo, g)
-			xn = mat.NewDense(hi-lo, h, nil)
-		}
-		for i := lo; i < hi; i++ {
-			row := xn.RawRowView(i - lo)
-			for j := range h {
-				row[j] = (x.At(i, j) - m.Offset[j]) / m.Scale
-			}
-		}
-		n.Forward(m.Theta, xn)
-		dst.Slice(lo, hi, 0, d).(*mat.Dense).Copy(n.Out())
-	}
-	return nil
+	return deepnet.Encode(m.Objective.name()+" transform", m.Sizes, m.Theta, m.Offset, m.Scale, dst, x)
 }
 
 // Fit pretrains the network on d's labelled rows, fine-tunes it on the objective and encodes

@@ -13,10 +13,7 @@ import (
 const (
 	kind    = "dtse"
 	version = 1
-	// maxUnits bounds a decoded layer's width and maxLayers their number; θ's length must match
-	// the sizes, so its bytes back it, and Transform's chunks keep the activations no larger
-	// than θ.
-	maxUnits  = 1 << 16
+	// maxLayers bounds the number of layers (package deepnet's ReadPayload checks the rest).
 	maxLayers = 65
 )
 
@@ -32,26 +29,15 @@ func (m *Model) MarshalBinary() ([]byte, error) {
 	var e modelio.Encoder
 	e.Float64(float64(m.Objective))
 	e.Float64(m.Alpha)
-	sizes := make([]float64, len(m.Sizes))
-	for i, s := range m.Sizes {
-		sizes[i] = float64(s)
-	}
-	e.Float64s(sizes)
-	e.Float64s(m.Theta)
-	e.Float64s(m.Offset)
-	e.Float64(m.Scale)
-	e.Float64s(m.Cost)
-	e.Dense(m.y)
+	(&deepnet.Payload{Sizes: m.Sizes, Theta: m.Theta, Offset: m.Offset, Scale: m.Scale, Cost: m.Cost, Y: m.y}).Write(&e)
 	return e.Bytes(), nil
 }
 
-func decode(_ uint16, p []byte) (any, error) {
-	d := modelio.NewDecoder(p)
+func decode(_ uint16, b []byte) (any, error) {
+	d := modelio.NewDecoder(b)
 	obj, alpha := d.Float64(), d.Float64()
-	sizes := d.Float64s()
-	m := &Model{Alpha: alpha, Theta: d.Float64s(), Offset: d.Float64s(), Scale: d.Float64(), Cost: d.Float64s()}
-	m.y = d.Dense()
-	if err := d.Finish(); err != nil {
+	p, err := deepnet.ReadPayload(kind, d, 2, maxLayers, func(s []int) int { return s[len(s)-1] })
+	if err != nil {
 		return nil, err
 	}
 	switch {
@@ -59,35 +45,6 @@ func decode(_ uint16, p []byte) (any, error) {
 		return nil, dataset.Invalidf("dtse payload: objective %v, want 0 (dt-MCML) or 1 (dt-NCA)", obj)
 	case !(alpha > 0) || math.IsInf(alpha, 0):
 		return nil, dataset.Invalidf("dtse payload: α %v", alpha)
-	case len(sizes) < 2 || len(sizes) > maxLayers:
-		return nil, dataset.Invalidf("dtse payload: %d layer sizes, want 2..%d", len(sizes), maxLayers)
 	}
-	m.Objective = Objective(obj)
-	for i, s := range sizes {
-		if s != math.Trunc(s) || s < 1 || s > maxUnits {
-			return nil, dataset.Invalidf("dtse payload: layer %d has %v units", i, s)
-		}
-		m.Sizes = append(m.Sizes, int(s))
-	}
-	switch {
-	case len(m.Theta) != deepnet.Params(m.Sizes):
-		return nil, dataset.Invalidf("dtse payload: %d parameters for layers %v, want %d", len(m.Theta), m.Sizes, deepnet.Params(m.Sizes))
-	case len(m.Offset) != m.Sizes[0]:
-		return nil, dataset.Invalidf("dtse payload: %d offsets for %d inputs", len(m.Offset), m.Sizes[0])
-	case !(m.Scale > 0) || math.IsInf(m.Scale, 0):
-		return nil, dataset.Invalidf("dtse payload: scale %v", m.Scale)
-	case m.y == nil:
-		return nil, dataset.Invalidf("dtse payload: no embedding")
-	}
-	if _, c := m.y.Dims(); c != m.Dim() {
-		return nil, dataset.Invalidf("dtse payload: a %d-column embedding for a %d-unit code", c, m.Dim())
-	}
-	for _, s := range [][]float64{m.Theta, m.Offset, m.Cost, m.y.RawMatrix().Data} {
-		for _, v := range s {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return nil, dataset.Invalidf("dtse payload: a non-finite number")
-			}
-		}
-	}
-	return m, nil
+	return &Model{Objective: Objective(obj), Alpha: alpha, Sizes: p.Sizes, Theta: p.Theta, Offset: p.Offset, Scale: p.Scale, Cost: p.Cost, y: p.Y}, nil
 }

@@ -1,8 +1,9 @@
 // Package deepnet is what the networks pretrained as stacks of RBMs share (package ptsne's
-// parametric t-SNE, package baseline/deepae's deep autoencoder): the row-major products on
-// internal/blas (Gemm), the RBM pretraining of Hinton and Salakhutdinov (2006) (Pretrain), and
-// a fully connected network of logistic and linear layers with its forward and backward passes
-// (Net).
+// parametric t-SNE, package baseline/deepae's deep autoencoder, package baseline/dtse's dt-MCML
+// and dt-NCA): the row-major products on internal/blas (Gemm), the RBM pretraining of Hinton
+// and Salakhutdinov (2006) (Pretrain), a fully connected network of logistic and linear layers
+// with its forward and backward passes (Net), the fitted map's Transform (Encode) and the part
+// of their model files they have in common (Payload).
 package deepnet
 
 import (
