@@ -205,8 +205,8 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    MNIST; -budget scales them). The comparison rows add 21 minutes on USPS and about an\n" +
 	"    hour or more on MNIST (74 minutes under load), most of it pt-SNE's conjugate gradients,\n" +
 	"    and deep-AE about 45 more on USPS (40 epochs of batches of 100) and, estimated from that,\n" +
-	"    55 on MNIST (5 epochs); dt-NCA and dt-MCML about 25 minutes each on USPS (100 epochs; dt-MCML's 200\n" +
-	"    took 47 minutes) and, estimated from that, 30 each on MNIST (plain build, 2 busy cores);\n" +
+	"    55 on MNIST (5 epochs); dt-NCA and dt-MCML about 8 minutes each on USPS (30 epochs)\n" +
+	"    and, estimated from that, 30 each on MNIST (10 epochs) (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -methods pt-SNE,deep-AE (say) runs only those comparison rows and their k-means rows;\n" +
 	"    -quick well under a minute.\n"

@@ -107,10 +107,9 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 		ae.Epochs = 5
 	}
 	// dt-NCA and dt-MCML: package dtse's defaults (ptsne's 500–500–2000 network and
-	// pretraining, 3 CG iterations per batch of 5,000; 100 epochs, about 25 minutes a row on
-	// USPS), 10 epochs on MNIST as for pt-SNE (12 batches an epoch: 360 CG iterations, about
-	// as many as USPS's 100 epochs of one batch); -quick: one hidden layer of 100, 5 epochs, as
-	// deep-AE.
+	// pretraining, 3 CG iterations per batch of 1,000; 30 epochs, about 8 minutes a row on
+	// USPS), 10 epochs on MNIST (60 batches an epoch: 600 restarts, about three times USPS's
+	// 210); -quick: one hidden layer of 100, 5 epochs, as deep-AE.
 	dtnca, dtmcml := dtse.Embedder{Objective: dtse.NCA, Seed: c.Seed}, dtse.Embedder{Objective: dtse.MCML, Seed: c.Seed}
 	for _, e := range []*dtse.Embedder{&dtnca, &dtmcml} {
 		switch {
