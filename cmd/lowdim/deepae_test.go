@@ -16,6 +16,9 @@ func TestDeepAE(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the default 500–500–2000 autoencoder: about 45 s on the loaded 2-core machine")
 	}
+	if raceEnabled {
+		t.Skip("the default 500–500–2000 network's fits take minutes under the race detector; .ci/run runs this test without it")
+	}
 	in, bare := blobsCSV(t, true), blobsCSV(t, false)
 	model := filepath.Join(t.TempDir(), "a.lowdim")
 	emb, stderr, s := runCLI(t, "", "embed", "-method", "deepae", "-seed", "7", "-model", model, in)

@@ -69,6 +69,9 @@ func TestSupervisedMethods(t *testing.T) {
 // twice); a bad value, or -optimizer with a method that has no optimiser choice, is a usage
 // error.
 func TestPtsneOptimizer(t *testing.T) {
+	if raceEnabled {
+		t.Skip("the default 500–500–2000 network's fits take minutes under the race detector; .ci/run runs this test without it")
+	}
 	in := blobsCSV(t, true)
 	adam, _, s0 := runCLI(t, "", "embed", "-method", "ptsne", "-seed", "7", in)
 	a, stderr, s1 := runCLI(t, "", "embed", "-method", "ptsne", "-optimizer", "cg", "-seed", "7", in)
