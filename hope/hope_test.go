@@ -241,12 +241,13 @@ func TestNoAllocations(t *testing.T) {
 		// pool's workers, and under the race detector each hand-off allocates.
 		t.Skip("the race detector's instrumentation allocates in the worker pool's hand-offs; run without -race")
 	}
-	// One P: the worker hand-offs park goroutines on channels and on the WaitGroup, and the
-	// runtime allocates a wait record (sudog) whenever the parking P's cache is empty. With many
-	// Ps, records freed on one P and needed on another keep being allocated until every P's cache
-	// has filled, which on a many-core machine outlasts the warm-up (CI failed here with 1 per
-	// step on a machine this 2-core one could not reproduce). With one P they are reused at once,
-	// so what is counted is ours. Four workers keep the hand-offs in the step on any machine.
+	// One P. The scratch of the short-k product kernel (internal/blas's sync.Pool) and the
+	// runtime's wait records for the workers' hand-offs are cached per P: with many Ps, a worker
+	// that lands on a P whose cache is empty allocates until every P's cache has filled, which
+	// on a many-core machine outlasts a short warm-up (CI failed here with 1 allocation per
+	// S-HOPE step, whose products have k ≤ 128, on a machine this 2-core one could not
+	// reproduce). With one P the caches are reused at once and what is counted is ours; four
+	// workers keep the hand-offs in the step on any machine.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	d := blobs(120, 20, 3, 11)
 	for _, e := range []Embedder{
@@ -260,7 +261,9 @@ func TestNoAllocations(t *testing.T) {
 			tr.kmeans()
 			tr.joint, tr.upMap, tr.upEx = true, true, true
 		}
-		tr.step()
+		for range 20 {
+			tr.step()
+		}
 		if a := testing.AllocsPerRun(10, func() { tr.step() }); a != 0 {
 			t.Errorf("%s: %v allocations per step", describe(e), a)
 		}

@@ -152,8 +152,8 @@ func TestCostDefinition(t *testing.T) {
 
 // One cost-and-gradient evaluation allocates nothing, in every mode.
 func TestEvalAllocatesNothing(t *testing.T) {
-	// One P, as in package hope's TestNoAllocations: with many, the runtime's wait records for
-	// the workers' hand-offs can be allocated afresh while the per-P caches fill.
+	// One P, as in package hope's TestNoAllocations: with many, the runtime's per-P caches (the
+	// wait records of the workers' hand-offs) can go on allocating while they fill.
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	for _, student := range []bool{false, true} {
 		for _, cache := range []bool{false, true} {
