@@ -7,12 +7,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/lowdim/lowdim/affinity"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/internal/deepnet"
 	"github.com/lowdim/lowdim/linproj"
@@ -45,7 +47,8 @@ func TestGradient(t *testing.T) {
 		for i := range theta {
 			theta[i] += 0.3 * r.NormFloat64() // biases too
 		}
-		tr := newTrainer(sizes, 12, 4, alpha, deepnet.NewGemm(1))
+		tr := newTrainer(sizes, 12, 4, alpha, deepnet.NewGemm(1), 2)
+		defer tr.close()
 		tr.load(x, rangeN(12), make([]float64, 6), 1)
 		grad := make([]float64, len(theta))
 		tr.costGrad(theta, grad)
@@ -62,7 +65,8 @@ func TestGradient(t *testing.T) {
 // TestPRows: each batch's P is symmetric, sums to 1 and has a zero diagonal.
 func TestPRows(t *testing.T) {
 	d := dataset.Digits().Subset(rangeN(50))
-	tr := newTrainer([]int{64, 3, 2}, 50, 10, 1, deepnet.NewGemm(1))
+	tr := newTrainer([]int{64, 3, 2}, 50, 10, 1, deepnet.NewGemm(1), 2)
+	defer tr.close()
 	tr.load(d.X, rangeN(50), make([]float64, 64), 16)
 	var sum float64
 	for i := range 50 {
@@ -78,6 +82,105 @@ func TestPRows(t *testing.T) {
 	}
 	if math.Abs(sum-1) > 1e-12 {
 		t.Errorf("Σ p_ij = %v", sum)
+	}
+}
+
+// TestPairsDefinition recomputes a batch's P and KL(P‖Q) from their definitions (package doc,
+// Cost) with plain serial loops: the pairwise passes, split over spans of rows with the Gram
+// matrix from the network's product kernel, agree to 1e-12 (relative), and give the same bits on
+// 1 and 3 workers. 70 rows: more than pairBlocks spans' worth, so every span has rows.
+func TestPairsDefinition(t *testing.T) {
+	const b, perp = 70, 8.0
+	d := dataset.Digits().Subset(rangeN(b))
+	sizes := []int{64, 5, 2}
+	r := rand.New(rand.NewPCG(7, 7))
+	theta := initTheta(sizes, r)
+	for _, alpha := range []float64{1, 1.7} {
+		var bits [][]float64
+		for _, workers := range []int{1, 3} {
+			tr := newTrainer(sizes, b, perp, alpha, deepnet.NewGemm(workers), workers)
+			defer tr.close()
+			tr.load(d.X, rangeN(b), make([]float64, 64), 16)
+			grad := make([]float64, len(theta))
+			cost := tr.costGrad(theta, grad)
+			bits = append(bits, append(append(slices.Clone(tr.p.RawMatrix().Data), cost), grad...))
+
+			// P by definition.
+			x := mat.DenseCopyOf(d.X)
+			x.Scale(1.0/16, x)
+			want := mat.NewDense(b, b, nil)
+			for i := range b {
+				d2 := make([]float64, 0, b-1)
+				for j := range b {
+					if j != i {
+						var s float64
+						for k := range 64 {
+							e := x.At(i, k) - x.At(j, k)
+							s += e * e
+						}
+						d2 = append(d2, s)
+					}
+				}
+				s2 := affinity.Sigma2(d2, perp, affinity.Exact)
+				var z float64
+				for _, v := range d2 {
+					z += math.Exp(-v / s2)
+				}
+				k := 0
+				for j := range b {
+					if j != i {
+						want.Set(i, j, math.Exp(-d2[k]/s2)/z)
+						k++
+					}
+				}
+			}
+			for i := range b {
+				for j := range b {
+					if i == j {
+						continue
+					}
+					pij := (want.At(i, j) + want.At(j, i)) / (2 * b)
+					if got := tr.p.At(i, j); math.Abs(got-pij) > 1e-12*pij {
+						t.Fatalf("α %g, %d workers: p_%d,%d = %.16g, definition %.16g", alpha, workers, i, j, got, pij)
+					}
+				}
+			}
+
+			// KL(P‖Q) by definition at the network's output.
+			y := tr.net.Out()
+			var z float64
+			w := func(i, j int) float64 {
+				var s float64
+				for k := range 2 {
+					e := y.At(i, k) - y.At(j, k)
+					s += e * e
+				}
+				return math.Pow(1+s/alpha, -(alpha+1)/2)
+			}
+			for i := range b {
+				for j := range b {
+					if i != j {
+						z += w(i, j)
+					}
+				}
+			}
+			var kl float64
+			for i := range b {
+				for j := range b {
+					if p := tr.p.At(i, j); i != j {
+						kl += p * math.Log(p*z/w(i, j))
+					}
+				}
+			}
+			if math.Abs(cost-kl) > 1e-12*kl {
+				t.Errorf("α %g, %d workers: cost %.16g, definition %.16g", alpha, workers, cost, kl)
+			}
+		}
+		for k := range bits[0] {
+			if math.Float64bits(bits[0][k]) != math.Float64bits(bits[1][k]) {
+				t.Fatalf("α %g: value %d differs between 1 and 3 workers: %v, %v", alpha, k, bits[0][k], bits[1][k])
+			}
+		}
 	}
 }
 
