@@ -202,11 +202,11 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +
 	"    from other writers). Each fit stops at its epoch cap or time budget, whichever comes\n" +
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
-	"    MNIST; -budget scales them). The comparison rows add 21 minutes on USPS and about an\n" +
-	"    hour or more on MNIST (74 minutes under load), most of it pt-SNE's conjugate gradients,\n" +
-	"    and deep-AE about 45 more on USPS (40 epochs of batches of 100) and, estimated from that,\n" +
-	"    55 on MNIST (5 epochs); dt-NCA and dt-MCML about 8 minutes each on USPS (30 epochs)\n" +
-	"    and, estimated from that, 30 each on MNIST (10 epochs) (plain build, 2 busy cores);\n" +
+	"    MNIST; -budget scales them). The comparison rows add about 15 minutes on USPS and 40 on\n" +
+	"    MNIST, most of it pt-SNE's conjugate gradients (11 and 34 minutes), deep-AE about 45\n" +
+	"    more on USPS (40 epochs of batches of 100) and 49 on MNIST (5 epochs), dt-NCA and\n" +
+	"    dt-MCML about 8 minutes each on USPS (30 epochs) and 15–37 each on MNIST (10 epochs)\n" +
+	"    (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -methods pt-SNE,deep-AE (say) runs only those comparison rows and their k-means rows;\n" +
 	"    -quick well under a minute.\n"
