@@ -91,8 +91,8 @@
 // batch's pairwise passes (P, Z, the cost and ∂C/∂y) on a pool of workers over fixed spans of
 // rows (batch.go); the same Seed gives the same bytes on any number of cores. On one batch of
 // 5,000 MNIST rows (BenchmarkBatch5000, 3 runs interleaved with the serial passes, medians,
-// shared 2-core machine beside another 2-core job) P took 1.48 s against 4.80 s (its Gram
-// matrix had gone through gonum's mat.Mul) and an evaluation 1.33 against 1.41 s. The figures
+// plain build, the shared 2-core machine otherwise idle) P took 1.44 s against 4.34 s (its Gram
+// matrix had gone through gonum's mat.Mul) and an evaluation 1.07 against 1.24 s. The figures
 // measured above predate those passes, whose sums are added in another order: P's last bits
 // and so the trajectories differ from the ones measured.
 package ptsne
