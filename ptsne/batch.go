@@ -47,10 +47,12 @@ type trainer struct {
 	jobP, jobSym, jobW, jobG func(int)
 }
 
-func newTrainer(sizes []int, batch int, perp, dof float64, g *deepnet.Gemm, workers int) *trainer {
+// newTrainer returns a trainer whose buffers are sized by the first load: batches share the
+// remainder of n, so they can be larger than the Batch setting (USPS's one batch of 7,291 rows),
+// and sizing them for the setting first would allocate a 200 MB P for nothing.
+func newTrainer(sizes []int, perp, dof float64, g *deepnet.Gemm, workers int) *trainer {
 	t := &trainer{sizes: sizes, g: g, pool: minibatch.NewPool(workers), perp: perp, dof: dof, expo: -(dof + 1) / 2}
 	t.jobP, t.jobSym, t.jobW, t.jobG = t.pBlock, t.symBlock, t.wBlock, t.gBlock
-	t.resize(batch)
 	return t
 }
 

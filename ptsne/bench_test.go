@@ -140,7 +140,7 @@ func BenchmarkBatch5000(b *testing.B) {
 	theta := initTheta(sizes, rand.New(rand.NewPCG(1, 1)))
 	g := deepnet.NewGemm(runtime.GOMAXPROCS(0))
 	defer g.Close()
-	tr := newTrainer(sizes, rows, DefaultPerplexity, 1, g, runtime.GOMAXPROCS(0))
+	tr := newTrainer(sizes, DefaultPerplexity, 1, g, runtime.GOMAXPROCS(0))
 	defer tr.close()
 	idx := make([]int, rows)
 	for i := range idx {

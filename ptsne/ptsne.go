@@ -300,7 +300,7 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 		m.Theta = initTheta(sizes, rng)
 	}
 
-	tr := newTrainer(sizes, batch, perp, dof, g, runtime.GOMAXPROCS(0))
+	tr := newTrainer(sizes, perp, dof, g, runtime.GOMAXPROCS(0))
 	defer tr.close()
 	var opt minibatch.Adam
 	opt.Reset(len(m.Theta))

@@ -47,7 +47,7 @@ func TestGradient(t *testing.T) {
 		for i := range theta {
 			theta[i] += 0.3 * r.NormFloat64() // biases too
 		}
-		tr := newTrainer(sizes, 12, 4, alpha, deepnet.NewGemm(1), 2)
+		tr := newTrainer(sizes, 4, alpha, deepnet.NewGemm(1), 2)
 		defer tr.close()
 		tr.load(x, rangeN(12), make([]float64, 6), 1)
 		grad := make([]float64, len(theta))
@@ -65,7 +65,7 @@ func TestGradient(t *testing.T) {
 // TestPRows: each batch's P is symmetric, sums to 1 and has a zero diagonal.
 func TestPRows(t *testing.T) {
 	d := dataset.Digits().Subset(rangeN(50))
-	tr := newTrainer([]int{64, 3, 2}, 50, 10, 1, deepnet.NewGemm(1), 2)
+	tr := newTrainer([]int{64, 3, 2}, 10, 1, deepnet.NewGemm(1), 2)
 	defer tr.close()
 	tr.load(d.X, rangeN(50), make([]float64, 64), 16)
 	var sum float64
@@ -98,7 +98,7 @@ func TestPairsDefinition(t *testing.T) {
 	for _, alpha := range []float64{1, 1.7} {
 		var bits [][]float64
 		for _, workers := range []int{1, 3} {
-			tr := newTrainer(sizes, b, perp, alpha, deepnet.NewGemm(workers), workers)
+			tr := newTrainer(sizes, perp, alpha, deepnet.NewGemm(workers), workers)
 			defer tr.close()
 			tr.load(d.X, rangeN(b), make([]float64, 64), 16)
 			grad := make([]float64, len(theta))
