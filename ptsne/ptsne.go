@@ -170,6 +170,11 @@ type Embedder struct {
 	// Progress, if not nil, receives ("ptsne pretrain", RBM batches done, in all) reports, then
 	// ("ptsne", batches done, batches in all).
 	Progress lowdim.Progress
+	// OnEpoch, if not nil, is called after each fine-tuning epoch (1-based, from Fit's
+	// goroutine) with the model as it stands: m.Transform embeds with the current weights and
+	// m.Cost has the epochs so far; m.Embedding is nil until Fit returns. m is Fit's own: read
+	// it during the call, do not keep it.
+	OnEpoch func(epoch int, m *Model)
 }
 
 // Model is a trained network.
@@ -334,6 +339,9 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 				return nil, dataset.Invalidf("ptsne: the cost is %v in epoch %d", cost, ep+1)
 			}
 			return nil, dataset.Invalidf("ptsne: the cost diverged in epoch %d: lower LearningRate (%g)", ep+1, lr)
+		}
+		if e.OnEpoch != nil {
+			e.OnEpoch(ep+1, m)
 		}
 	}
 	m.y = new(mat.Dense)

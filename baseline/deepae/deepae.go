@@ -111,6 +111,12 @@ type Embedder struct {
 	// Progress, if not nil, receives ("deepae pretrain", RBM batches done, in all), then
 	// ("deepae", batches done, batches in all).
 	Progress lowdim.Progress
+	// OnEpoch, if not nil, is called after each fine-tuning epoch (1-based, from Fit's
+	// goroutine) with the model as it stands, so that a caller can follow the error of the
+	// codes as training goes (the MNIST curve below): m.Transform encodes with the current
+	// weights and m.Cost has the epochs so far; m.Embedding is nil until Fit returns. m is
+	// Fit's own: read it during the call, do not keep it.
+	OnEpoch func(epoch int, m *Model)
 }
 
 // Model is a fitted autoencoder.
@@ -257,6 +263,9 @@ func (e Embedder) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error)
 		m.Cost = append(m.Cost, cost/float64(nb))
 		if math.IsNaN(cost) || math.IsInf(cost, 0) {
 			return nil, dataset.Invalidf("deepae: the cost is %v in epoch %d", cost, ep+1)
+		}
+		if e.OnEpoch != nil {
+			e.OnEpoch(ep+1, m)
 		}
 	}
 	m.y = new(mat.Dense)

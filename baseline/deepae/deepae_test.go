@@ -277,3 +277,41 @@ func FuzzDecodeDeepae(f *testing.F) {
 	p, _ := m.MarshalBinary()
 	modeliotest.FuzzPayload(f, decode, version, nil, p)
 }
+
+// TestOnEpoch: the hook sees every epoch in order, the model's costs so far, and after the last
+// epoch a Transform that gives the fitted embedding's bits; an earlier epoch's codes differ
+// (fine-tuning moved the weights).
+func TestOnEpoch(t *testing.T) {
+	d := digits(200)
+	var seen []int
+	var first, last mat.Dense
+	e := Embedder{Hidden: []int{16}, Pretrain: 2, Epochs: 3, Batch: 50, Seed: 3}
+	e.OnEpoch = func(ep int, m *Model) {
+		seen = append(seen, ep)
+		if len(m.Cost) != ep || m.Embedding() != nil {
+			t.Errorf("epoch %d: %d costs, embedding %v", ep, len(m.Cost), m.Embedding() != nil)
+		}
+		dst := &last
+		if ep == 1 {
+			dst = &first
+		}
+		dst.Reset()
+		if err := m.Transform(dst, d.X); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := e.Fit(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(seen, []int{1, 2, 3}) {
+		t.Fatalf("OnEpoch saw epochs %v, want 1 2 3", seen)
+	}
+	y := m.(*Model).Embedding()
+	if !bitsEqual(last.RawMatrix().Data, y.RawMatrix().Data) {
+		t.Error("the last epoch's codes differ from the fitted embedding")
+	}
+	if bitsEqual(first.RawMatrix().Data, y.RawMatrix().Data) {
+		t.Error("the first epoch's codes equal the last's: the hook saw no training")
+	}
+}

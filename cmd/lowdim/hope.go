@@ -216,6 +216,8 @@ type hopeReproduceFlags struct {
 	sets, optimizer *string
 	budget          *float64
 	noAugment       *bool
+	ptEpochs        *int
+	aeEpochs        *int
 }
 
 func registerHOPEReproduce(fs *flag.FlagSet) *hopeReproduceFlags {
@@ -224,6 +226,8 @@ func registerHOPEReproduce(fs *flag.FlagSet) *hopeReproduceFlags {
 		optimizer: fs.String("optimizer", "adam", "hope only: adam (learning rate 3e-3) or cg (the paper's: 3 conjugate-gradient iterations per mini-batch)"),
 		budget:    fs.Float64("budget", 1, "hope only: scale of the training-time budgets (USPS 5/15/5 minutes for HOPE/S-HOPE/joint exemplars, MNIST 15/60/15)"),
 		noAugment: fs.Bool("no-augment", false, "hope only: train USPS S-HOPE on the plain rows only (default: rows shifted by up to 1 pixel, plus a plain baseline row)"),
+		ptEpochs:  fs.Int("ptsne-epochs", 0, "hope only: pt-SNE's fine-tuning `epochs` (0: 30 on USPS, 10 on MNIST; the paper's are 30)"),
+		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 5 on MNIST)"),
 	}
 }
 
@@ -241,6 +245,9 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 		if o := fs.Lookup("only").Value.String(); o != "" && o != "baselines" {
 			return usagef("-only: reproduce hope takes baselines (the comparison rows alone), found %q", o)
 		}
+		if *h.ptEpochs < 0 || *h.aeEpochs < 0 {
+			return usagef("-ptsne-epochs, -deepae-epochs: expected a positive number, found %d and %d", *h.ptEpochs, *h.aeEpochs)
+		}
 		if !(*h.budget > 0) {
 			return usagef("-budget: expected a positive number, found %g", *h.budget)
 		}
@@ -256,7 +263,7 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	}
 	var only []string
 	fs.Visit(func(f *flag.Flag) {
-		if (f.Name == "sets" && paper != "scale") || f.Name == "budget" || f.Name == "optimizer" || f.Name == "no-augment" {
+		if (f.Name == "sets" && paper != "scale") || f.Name == "budget" || f.Name == "optimizer" || f.Name == "no-augment" || f.Name == "ptsne-epochs" || f.Name == "deepae-epochs" {
 			only = append(only, "-"+f.Name)
 		}
 	})
@@ -275,6 +282,7 @@ func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command strin
 	cfg.NoAugment = *h.noAugment
 	cfg.ComparisonOnly = only == "baselines"
 	cfg.Methods = methods
+	cfg.PTSNEEpochs, cfg.DeepAEEpochs = *h.ptEpochs, *h.aeEpochs
 	r, err := hopepaper.RunHOPE(ctx, cfg, command)
 	if err != nil {
 		return err

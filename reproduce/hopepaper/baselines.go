@@ -107,6 +107,33 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 	case train.Len() > 20000:
 		ae.Epochs = 5
 	}
+	if c.PTSNEEpochs > 0 {
+		pt.Epochs = c.PTSNEEpochs
+	}
+	if c.DeepAEEpochs > 0 {
+		ae.Epochs = c.DeepAEEpochs
+	}
+	// pt-SNE's and deep-AE's test error after each epoch, for the report's curves: encoding
+	// all rows and a 5-NN pass take seconds on MNIST against minutes for an epoch.
+	var curve []float64
+	epochError := func(name string, tf lowdim.Transformer, ep int) {
+		var ytr, yte mat.Dense
+		err := tf.Transform(&ytr, train.X)
+		if err == nil {
+			err = tf.Transform(&yte, test.X)
+		}
+		te := math.NaN()
+		if err == nil {
+			te, err = hope.KNNError(ctx, &ytr, train.Labels, &yte, test.Labels, 5, c.Workers)
+		}
+		if err != nil {
+			c.logf("%s %s: epoch %d: %v", train.Name, name, ep, err)
+		}
+		curve = append(curve, te)
+		c.logf("%s %s: epoch %d: test 5-NN error %.2f%%", train.Name, name, ep, 100*te)
+	}
+	pt.OnEpoch = func(ep int, m *ptsne.Model) { epochError("pt-SNE", m, ep) }
+	ae.OnEpoch = func(ep int, m *deepae.Model) { epochError("deep-AE", m, ep) }
 	// dt-NCA and dt-MCML: package dtse's defaults (ptsne's 500–500–2000 network and
 	// pretraining, 3 CG iterations per batch of 1,000; 30 epochs, about 8 minutes a row on
 	// USPS), 10 epochs on MNIST (60 batches an epoch: 600 restarts, about three times USPS's
@@ -153,6 +180,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 			pca = pm.(*linproj.PCAModel)
 			fitRows = &dataset.Set{X: pca.Embedding(), Labels: fitRows.Labels, ClassNames: fitRows.ClassNames}
 		}
+		curve = nil
 		m, err := r.e.Fit(ctx, fitRows)
 		if err != nil {
 			return fmt.Errorf("reproduce: %s on %s: %w", r.name, train.Name, err)
@@ -191,7 +219,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 			settings += fmt.Sprintf("; learnt from %d random training rows", r.rows.Len())
 		}
 		s.Results = append(s.Results, &HOPEResult{Method: r.name, Settings: settings, Reference: "all training rows", TestError: te,
-			ValidError: math.NaN(), Seconds: secs, Y: yte})
+			ValidError: math.NaN(), Seconds: secs, Curve: curve, Y: yte})
 		c.logf("%s %s: test 5-NN error %.2f%% after %s", train.Name, r.name, 100*te, secs2(secs))
 
 		yex, err := embed(ex)

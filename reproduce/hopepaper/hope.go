@@ -58,6 +58,9 @@ type HOPEConfig struct {
 	// others and their k-means rows are left out, and the report says which. HOPE and S-HOPE
 	// are not comparison rows: they run unless ComparisonOnly.
 	Methods []string
+	// PTSNEEpochs and DeepAEEpochs, if positive, set the fine-tuning epochs of pt-SNE and
+	// deep-AE (on MNIST 10 and 5 by default, for time; see runBaselines).
+	PTSNEEpochs, DeepAEEpochs int
 	// Workers bounds the goroutines of the pairwise passes and k-NN; 0 means runtime.NumCPU().
 	Workers int
 	// Log receives one line per epoch and per finished fit; nil means silent.
@@ -131,9 +134,12 @@ type HOPEResult struct {
 	Seconds    float64 // training time (the k-means row: k-means only)
 	Epochs     int
 	History    []hope.Epoch
-	Y          *mat.Dense // test embedding
-	Exemplars  *mat.Dense // embedded exemplars (nil for maps without)
-	ExLabels   []int
+	// Curve holds the test 5-NN error after each fine-tuning epoch of pt-SNE and deep-AE,
+	// for reading how far training has got; nothing is chosen by it.
+	Curve     []float64
+	Y         *mat.Dense // test embedding
+	Exemplars *mat.Dense // embedded exemplars (nil for maps without)
+	ExLabels  []int
 }
 
 // HOPESet is the whole experiment on one data set.

@@ -234,6 +234,19 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 			p("; on the validation split %s %%: the test rows are that much harder than the held-out training rows.", reproduce.Num("%.2f", 100*s.InputValidError))
 		}
 		p("\n\n")
+		for _, res := range s.Results {
+			if len(res.Curve) == 0 {
+				continue
+			}
+			p("%s's test 5-NN error (%%) after each fine-tuning epoch (read off, not used to choose anything):", res.Method)
+			for i, v := range res.Curve {
+				p(" %d: %s", i+1, reproduce.Num("%.2f", 100*v))
+				if i < len(res.Curve)-1 {
+					p(",")
+				}
+			}
+			p(".\n\n")
+		}
 		if !c.ComparisonOnly {
 			p("![validation error against time](%s)\n\n", hopeCurvePlot(s.Data))
 		}

@@ -247,3 +247,36 @@ func runQuickUSPS(t *testing.T, comparisonOnly bool, methods ...string) (*HOPERe
 	}
 	return r, out, string(b)
 }
+
+// TestHOPEEpochCurves: DeepAEEpochs sets deep-AE's epochs, the row keeps the test error after
+// each, the last of which is the row's own (the same weights encode the same rows), and the
+// report prints the curve.
+func TestHOPEEpochCurves(t *testing.T) {
+	if testing.Short() || reprotest.RaceEnabled {
+		t.Skip("a few seconds of fits; skipped under -short and -race")
+	}
+	shared, err := reproduce.FindShared()
+	if err != nil {
+		t.Skipf("shared data not available: %v", err)
+	}
+	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}, ComparisonOnly: true,
+		Methods: []string{"deep-AE"}, DeepAEEpochs: 3}
+	r, err := RunHOPE(context.Background(), c, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := r.Sets[0].Results[0]
+	if res.Method != "deep-AE" || len(res.Curve) != 3 {
+		t.Fatalf("%s: curve %v, want 3 epochs of deep-AE", res.Method, res.Curve)
+	}
+	if res.Curve[2] != res.TestError {
+		t.Errorf("the last epoch's error %v differs from the row's %v", res.Curve[2], res.TestError)
+	}
+	var b strings.Builder
+	if err := r.WriteMarkdown(&b); err != nil {
+		t.Fatal(err)
+	}
+	if want := fmt.Sprintf("after each fine-tuning epoch (read off, not used to choose anything): 1: %.2f,", 100*res.Curve[0]); !strings.Contains(b.String(), want) {
+		t.Errorf("the report lacks %q", want)
+	}
+}
