@@ -17,6 +17,7 @@ import (
 	"github.com/lowdim/lowdim/affinity"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/internal/deepnet"
+	"github.com/lowdim/lowdim/internal/deepnet/deepnettest"
 	"github.com/lowdim/lowdim/linproj"
 	"github.com/lowdim/lowdim/modelio"
 	"github.com/lowdim/lowdim/modelio/modeliotest"
@@ -359,38 +360,16 @@ func TestInputScale(t *testing.T) {
 	}
 }
 
-// TestOnEpoch: the hook sees every epoch in order with the costs so far, and after the last
-// epoch a Transform that gives the fitted embedding exactly; the first epoch's differs.
+// TestOnEpoch: the hook's contract (package deepnettest) on a small network.
 func TestOnEpoch(t *testing.T) {
 	d := dataset.Digits().Subset(rangeN(120))
-	var seen []int
-	var first, last mat.Dense
-	e := Embedder{Hidden: []int{8}, Epochs: 3, Batch: 60, Perplexity: 10, Seed: 4}
-	e.OnEpoch = func(ep int, m *Model) {
-		seen = append(seen, ep)
-		if len(m.Cost) != ep || m.Embedding() != nil {
-			t.Errorf("epoch %d: %d costs, embedding %v", ep, len(m.Cost), m.Embedding() != nil)
+	deepnettest.OnEpoch(t, d.X, func(hook func(epoch, costs int, m deepnettest.Model)) (deepnettest.Model, error) {
+		e := Embedder{Hidden: []int{8}, Epochs: 3, Batch: 60, Perplexity: 10, Seed: 4}
+		e.OnEpoch = func(ep int, m *Model) { hook(ep, len(m.Cost), m) }
+		m, err := e.Fit(context.Background(), d)
+		if err != nil {
+			return nil, err
 		}
-		dst := &last
-		if ep == 1 {
-			dst = &first
-		}
-		dst.Reset()
-		if err := m.Transform(dst, d.X); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := e.Fit(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(seen, []int{1, 2, 3}) {
-		t.Fatalf("OnEpoch saw epochs %v, want 1 2 3", seen)
-	}
-	if !mat.Equal(&last, m.Embedding()) {
-		t.Error("the last epoch's embedding differs from the fitted one")
-	}
-	if mat.Equal(&first, m.Embedding()) {
-		t.Error("the first epoch's embedding equals the last's: the hook saw no training")
-	}
+		return m.(*Model), nil
+	})
 }

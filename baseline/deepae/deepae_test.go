@@ -15,6 +15,7 @@ import (
 
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/internal/deepnet"
+	"github.com/lowdim/lowdim/internal/deepnet/deepnettest"
 	"github.com/lowdim/lowdim/modelio"
 	"github.com/lowdim/lowdim/modelio/modeliotest"
 )
@@ -278,40 +279,16 @@ func FuzzDecodeDeepae(f *testing.F) {
 	modeliotest.FuzzPayload(f, decode, version, nil, p)
 }
 
-// TestOnEpoch: the hook sees every epoch in order, the model's costs so far, and after the last
-// epoch a Transform that gives the fitted embedding's bits; an earlier epoch's codes differ
-// (fine-tuning moved the weights).
+// TestOnEpoch: the hook's contract (package deepnettest) on a small autoencoder.
 func TestOnEpoch(t *testing.T) {
 	d := digits(200)
-	var seen []int
-	var first, last mat.Dense
-	e := Embedder{Hidden: []int{16}, Pretrain: 2, Epochs: 3, Batch: 50, Seed: 3}
-	e.OnEpoch = func(ep int, m *Model) {
-		seen = append(seen, ep)
-		if len(m.Cost) != ep || m.Embedding() != nil {
-			t.Errorf("epoch %d: %d costs, embedding %v", ep, len(m.Cost), m.Embedding() != nil)
+	deepnettest.OnEpoch(t, d.X, func(hook func(epoch, costs int, m deepnettest.Model)) (deepnettest.Model, error) {
+		e := Embedder{Hidden: []int{16}, Pretrain: 2, Epochs: 3, Batch: 50, Seed: 3}
+		e.OnEpoch = func(ep int, m *Model) { hook(ep, len(m.Cost), m) }
+		m, err := e.Fit(context.Background(), d)
+		if err != nil {
+			return nil, err
 		}
-		dst := &last
-		if ep == 1 {
-			dst = &first
-		}
-		dst.Reset()
-		if err := m.Transform(dst, d.X); err != nil {
-			t.Fatal(err)
-		}
-	}
-	m, err := e.Fit(context.Background(), d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !slices.Equal(seen, []int{1, 2, 3}) {
-		t.Fatalf("OnEpoch saw epochs %v, want 1 2 3", seen)
-	}
-	y := m.(*Model).Embedding()
-	if !bitsEqual(last.RawMatrix().Data, y.RawMatrix().Data) {
-		t.Error("the last epoch's codes differ from the fitted embedding")
-	}
-	if bitsEqual(first.RawMatrix().Data, y.RawMatrix().Data) {
-		t.Error("the first epoch's codes equal the last's: the hook saw no training")
-	}
+		return m.(*Model), nil
+	})
 }
