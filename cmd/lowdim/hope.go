@@ -204,7 +204,7 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
 	"    MNIST; -budget scales them). The comparison rows add about 15 minutes on USPS and 40 on\n" +
 	"    MNIST, most of it pt-SNE's conjugate gradients (11 and 34 minutes), deep-AE about 45\n" +
-	"    more on USPS (40 epochs of batches of 100) and 49 on MNIST (5 epochs), dt-NCA and\n" +
+	"    more on USPS (40 epochs of batches of 100) and 93 on MNIST (12 epochs), dt-NCA and\n" +
 	"    dt-MCML about 8 minutes each on USPS (30 epochs) and 15–37 each on MNIST (10 epochs)\n" +
 	"    (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
@@ -227,7 +227,7 @@ func registerHOPEReproduce(fs *flag.FlagSet) *hopeReproduceFlags {
 		budget:    fs.Float64("budget", 1, "hope only: scale of the training-time budgets (USPS 5/15/5 minutes for HOPE/S-HOPE/joint exemplars, MNIST 15/60/15)"),
 		noAugment: fs.Bool("no-augment", false, "hope only: train USPS S-HOPE on the plain rows only (default: rows shifted by up to 1 pixel, plus a plain baseline row)"),
 		ptEpochs:  fs.Int("ptsne-epochs", 0, "hope only: pt-SNE's fine-tuning `epochs` (0: 30 on USPS, 10 on MNIST; the paper's are 30)"),
-		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 5 on MNIST)"),
+		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 12 on MNIST)"),
 	}
 }
 
