@@ -246,7 +246,7 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 			return usagef("-only: reproduce hope takes baselines (the comparison rows alone), found %q", o)
 		}
 		if *h.ptEpochs < 0 || *h.aeEpochs < 0 {
-			return usagef("-ptsne-epochs, -deepae-epochs: expected a positive number, found %d and %d", *h.ptEpochs, *h.aeEpochs)
+			return usagef("-ptsne-epochs, -deepae-epochs: expected 0 (the default) or a positive number, found %d and %d", *h.ptEpochs, *h.aeEpochs)
 		}
 		if !(*h.budget > 0) {
 			return usagef("-budget: expected a positive number, found %g", *h.budget)

@@ -47,6 +47,10 @@ func TestReproduceUsage(t *testing.T) {
 		{"reproduce", "hope", "-methods", "HOPE"},
 		{"reproduce", "hope", "-methods", "LDA,LDA"},
 		{"reproduce", "hope", "-inner-folds", "5"},
+		// The epoch counts of hope's deep rows: 0 or more, and only for hope.
+		{"reproduce", "hope", "-deepae-epochs", "-1"},
+		{"reproduce", "hope", "-ptsne-epochs", "-2"},
+		{"reproduce", "nerv", "-ptsne-epochs", "3"},
 	} {
 		if _, stderr, status := runCLI(t, "", args...); status != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, status, stderr)
