@@ -165,6 +165,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 		{"dt-MCML", dtSettings(dtmcml, train.Len()), train, dtmcml, 0},
 	}
 	var kmeansRows []*HOPEResult
+	member := centreMembers(train.X, train.Labels, ex, exLab)
 	for _, r := range rows {
 		if len(c.Methods) > 0 && !slices.Contains(c.Methods, r.name) {
 			continue
@@ -230,9 +231,13 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 		if err != nil {
 			return err
 		}
+		off, err := c.centreOffsets(ctx, ytr, member, yex, exLab, yte, test.Labels)
+		if err != nil {
+			return err
+		}
 		kmeansRows = append(kmeansRows, &HOPEResult{Method: KMeansRow(r.name), Settings: kmeansSettings + ", S-HOPE's; " + r.name + "'s map", Reference: ExemplarReference,
-			TestError: ke, ValidError: math.NaN(), Seconds: secs, Y: yte, Exemplars: yex, ExLabels: exLab})
-		c.logf("%s %s: test 5-NN error %.2f%%", train.Name, KMeansRow(r.name), 100*ke)
+			TestError: ke, ValidError: math.NaN(), Seconds: secs, Y: yte, Exemplars: yex, ExLabels: exLab, Centres: off})
+		c.logKMeans(train.Name, KMeansRow(r.name), ke, off)
 	}
 	s.Results = append(s.Results, kmeansRows...)
 	return nil

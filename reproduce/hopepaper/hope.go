@@ -140,6 +140,20 @@ type HOPEResult struct {
 	Y         *mat.Dense // test embedding
 	Exemplars *mat.Dense // embedded exemplars (nil for maps without)
 	ExLabels  []int
+	// Centres is set on the k-means rows: how far the map carries each centre from its
+	// cluster's embedding (centres.go).
+	Centres *CentreOffsets
+}
+
+// CentreOffsets compares a map's embedding f(c_j) of the 20 k-means centres with the mean m_j
+// of the embedded training rows nearest each centre (in the input space, among their class's
+// centres).
+type CentreOffsets struct {
+	// MembersError is the test 5-NN error when the test rows vote among the m_j.
+	MembersError float64
+	// Median is the median ‖f(c_j) − m_j‖ over the centres, each in units of its members' RMS
+	// distance to m_j: near 0 for a linear map (centres.go says why not 0).
+	Median float64
 }
 
 // HOPESet is the whole experiment on one data set.
@@ -467,9 +481,14 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 		return nil, err
 	}
 	s.ExemplarKNNSeconds = exs
+	member := centreMembers(train.X, train.Labels, sm.Exemplars, sm.ExemplarLabels)
+	off, err := c.centreOffsets(ctx, sm.Y, member, ey, sm.ExemplarLabels, y, test.Labels)
+	if err != nil {
+		return nil, err
+	}
 	s.Results = append(s.Results, &HOPEResult{Method: "k-means + S-HOPE", Settings: kmeansSettings, Reference: ExemplarReference,
-		TestError: te, ValidError: math.NaN(), Seconds: secs, Y: y, Exemplars: ey, ExLabels: sm.ExemplarLabels})
-	c.logf("%s k-means + S-HOPE: test 5-NN error %.2f%%", train.Name, 100*te)
+		TestError: te, ValidError: math.NaN(), Seconds: secs, Y: y, Exemplars: ey, ExLabels: sm.ExemplarLabels, Centres: off})
+	c.logKMeans(train.Name, "k-means + S-HOPE", te, off)
 
 	// Joint exemplars, continuing from the S-HOPE map and its k-means exemplars; the history's
 	// times count from the start of the S-HOPE fit.
@@ -503,9 +522,13 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 	if err != nil {
 		return nil, err
 	}
+	off, err = c.centreOffsets(ctx, m.Y, member, &ky, sm.ExemplarLabels, y, test.Labels)
+	if err != nil {
+		return nil, err
+	}
 	s.Results = append(s.Results, &HOPEResult{Method: "k-means + HOPE", Settings: kmeansSettings + ", S-HOPE's", Reference: ExemplarReference,
-		TestError: te, ValidError: math.NaN(), Seconds: linSecs, Y: y, Exemplars: &ky, ExLabels: sm.ExemplarLabels})
-	c.logf("%s k-means + HOPE: test 5-NN error %.2f%%", train.Name, 100*te)
+		TestError: te, ValidError: math.NaN(), Seconds: linSecs, Y: y, Exemplars: &ky, ExLabels: sm.ExemplarLabels, Centres: off})
+	c.logKMeans(train.Name, "k-means + HOPE", te, off)
 
 	// Linear HOPE with 20 jointly learnt exemplars, continuing from the HOPE map as the S-HOPE
 	// row does from S-HOPE, and from the same k-means centres (the start model carries them).

@@ -221,6 +221,7 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 			row(res)
 		}
 		p("\n")
+		writeCentres(p, &b, s.Results)
 		if s.FullKNNSeconds > 0 {
 			p("k-NN speed: the %d embedded test rows against all %d embedded training rows took %s; against the 20 embedded exemplars %s",
 				s.NTest, s.NTrain, fineSecs(s.FullKNNSeconds), fineSecs(s.ExemplarKNNSeconds))
@@ -274,4 +275,26 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 	p("- Times were taken on a shared 2-core machine with other jobs running.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// writeCentres tabulates where each map carries the k-means centres (centres.go).
+func writeCentres(p func(string, ...any), b *strings.Builder, results []*HOPEResult) {
+	var rows []*HOPEResult
+	for _, res := range exemplarRows(results) {
+		if res.Centres != nil {
+			rows = append(rows, res)
+		}
+	}
+	if len(rows) == 0 {
+		return
+	}
+	p("**Where the maps carry the k-means centres.** A map f sends centre c_j to f(c_j), while the training rows nearest c_j among their class's centres lie around m_j, the mean of their embeddings. ")
+	p("For a linear map f(c_j) = m_j; for a curved one (HOPE's powers of its factors, a network's sigmoids) f of a blurred mean digit can land elsewhere. ")
+	p("The offset is ‖f(c_j) − m_j‖ in units of the members' RMS distance to m_j, the median over the 20 centres (near 0, not 0, for a linear map: the centres average the k-means split, the members are all training rows); the last column is the test 5-NN error had the test rows voted among the m_j.\n\n")
+	reproduce.TableHead(b, "k-means row", false, "test 5-NN error among f(c_j) (%)", "offset (median)", "test 5-NN error among m_j (%)")
+	for _, res := range rows {
+		o := res.Centres
+		p("| %s | %s | %s | %s |\n", res.Method, reproduce.Num("%.2f", 100*res.TestError), reproduce.Num("%.2f", o.Median), reproduce.Num("%.2f", 100*o.MembersError))
+	}
+	p("\n")
 }

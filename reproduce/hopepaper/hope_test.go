@@ -89,6 +89,28 @@ func TestHOPEQuick(t *testing.T) {
 			t.Errorf("%s: 5-NN against %q with labels %v, want S-HOPE's 20 k-means centres %v", m, res.Reference, res.ExLabels, km.ExLabels)
 		}
 	}
+	// Every k-means row says where its map carries the centres. A linear map carries each to
+	// its members' mean embedding, up to the members being all training rows where the centres
+	// average the k-means split's 90 % (and k-means' last step): a median offset under a tenth
+	// of a cluster radius (0.05 in this run). HOPE's cubes of its factors do not (0.62).
+	if !strings.Contains(text, "| k-means row |") {
+		t.Error("the report has no table of where the maps carry the k-means centres")
+	}
+	for _, m := range rows {
+		res := byName[m]
+		if res == nil || !strings.HasPrefix(m, "k-means + ") {
+			continue
+		}
+		o := res.Centres
+		if o == nil || !(o.MembersError >= 0 && o.MembersError <= 1) || !(o.Median >= 0) {
+			t.Errorf("%s: centre offsets %+v", m, o)
+			continue
+		}
+		linear := slices.Contains([]string{"LDA", "LPP", "NCA", "MCML", "LMNN"}, strings.TrimPrefix(m, "k-means + "))
+		if linear && o.Median > 0.1 || m == "k-means + HOPE" && o.Median < 0.1 {
+			t.Errorf("%s: the centres lie a median %.3f cluster radii from their members' mean embedding", m, o.Median)
+		}
+	}
 	// Joint learning moves the exemplars away from the k-means start.
 	if h := byName["HOPE + joint exemplars"]; h == nil || mat.Equal(h.Exemplars, byName["k-means + HOPE"].Exemplars) {
 		t.Error("HOPE's joint exemplars did not move from the k-means centres")
