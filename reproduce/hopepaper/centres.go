@@ -17,18 +17,20 @@ import (
 // are one point; for a curved one (HOPE's O-th powers of C_f·x̃, a network's sigmoids) f of
 // a blurred mean digit can land far from where its digits go. The report measures how far,
 // ‖f(c_j) − m_j‖ in units of the members' RMS distance to m_j (the median over the centres),
-// and the 5-NN test error when
-// the test rows vote among the m_j instead: what k-means exemplars would give if the map
-// carried them to their clusters.
+// and the 5-NN test error when the test rows vote among the m_j instead: what k-means
+// exemplars would give if the map carried them to their clusters.
 //
 // On MNIST (`lowdim reproduce hope -sets mnist -methods LDA,LPP -no-augment -budget 0.3`) LDA
 // and LPP carry the centres onto their clusters (median offset 0.00), S-HOPE within 0.16
 // radii (3.24 % against 3.19 % among the means), and linear HOPE a median 1.80 radii off:
 // 17.99 % against 6.96 % among the means, below HOPE's own vote among all training rows
-// (7.25 %). On USPS (`-sets usps -methods LDA,LPP -no-augment`) HOPE's are 5.47 radii off,
-// 32.39 % against 10.61 % (HOPE 11.16 %; the paper's k-means + HOPE 32.97 %). How far off depends on how curved the fitted map is. A throwaway program (26 Nov
-// 2026, not kept) fitted the same HOPE, seed 1, without the validation split, so that the last
-// epoch is kept, and mapped the same centres:
+// (7.25 %). On USPS (`-sets usps -methods LDA,LPP -no-augment`) HOPE's centres are 5.47 radii
+// off, 32.39 % against 10.61 % (HOPE 11.16 %; the paper's k-means + HOPE 32.97 %), and the
+// networks' (`-only baselines -methods pt-SNE,dt-NCA,dt-MCML -sets usps`) 0.27, 0.13 and 0.41.
+//
+// How far off depends on how curved the fitted map is. A throwaway program (26 Nov 2026, not
+// kept) fitted MNIST's HOPE, seed 1, without the validation split, so that the last epoch is
+// kept, and mapped the same centres:
 //
 //	epochs  test error  k-means row  among the means  offset (upper median)
 //	20*        7.25 %     17.96 %        6.96 %           1.85
