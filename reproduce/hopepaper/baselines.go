@@ -228,7 +228,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 		if err != nil {
 			return err
 		}
-		off, err := c.centreOffsets(ctx, ytr, member, yex, exLab, yte, test.Labels)
+		off, err := c.measureCentres(ctx, ytr, member, yex, exLab, yte, test.Labels)
 		if err != nil {
 			return err
 		}

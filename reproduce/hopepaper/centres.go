@@ -117,9 +117,9 @@ func centreOffsets(y *mat.Dense, member []int, yCentres *mat.Dense) (means *mat.
 	return means, median
 }
 
-// centreOffsets measures a k-means row: y and yTest are the map's embeddings of the training
+// measureCentres measures a k-means row: y and yTest are the map's embeddings of the training
 // and test rows, yCentres of the centres, member the training rows' centres.
-func (c *HOPEConfig) centreOffsets(ctx context.Context, y *mat.Dense, member []int, yCentres *mat.Dense, centreLabels []int, yTest *mat.Dense, testLabels []int) (*CentreOffsets, error) {
+func (c *HOPEConfig) measureCentres(ctx context.Context, y *mat.Dense, member []int, yCentres *mat.Dense, centreLabels []int, yTest *mat.Dense, testLabels []int) (*CentreOffsets, error) {
 	means, median := centreOffsets(y, member, yCentres)
 	e, err := hope.KNNError(ctx, means, centreLabels, yTest, testLabels, 5, c.Workers)
 	if err != nil {

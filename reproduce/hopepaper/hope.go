@@ -483,7 +483,7 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 	}
 	s.ExemplarKNNSeconds = exs
 	member := centreMembers(train.X, train.Labels, sm.Exemplars, sm.ExemplarLabels)
-	off, err := c.centreOffsets(ctx, sm.Y, member, ey, sm.ExemplarLabels, y, test.Labels)
+	off, err := c.measureCentres(ctx, sm.Y, member, ey, sm.ExemplarLabels, y, test.Labels)
 	if err != nil {
 		return nil, err
 	}
@@ -523,7 +523,7 @@ func RunHOPESet(ctx context.Context, c HOPEConfig, train, test *dataset.Set) (*H
 	if err != nil {
 		return nil, err
 	}
-	off, err = c.centreOffsets(ctx, m.Y, member, &ky, sm.ExemplarLabels, y, test.Labels)
+	off, err = c.measureCentres(ctx, m.Y, member, &ky, sm.ExemplarLabels, y, test.Labels)
 	if err != nil {
 		return nil, err
 	}
