@@ -135,7 +135,7 @@ const (
 	DefaultLearningRate = 1e-3
 	DefaultPretrain     = 10
 	DefaultBatchCG      = 5000 // the paper's batch, with Optimizer CG
-	DefaultCGIterations = 3    // the paper's line searches per batch
+	DefaultCGIterations = 3    // CG iterations per batch as gonum counts them (two line searches; see internal/minibatch.CG)
 )
 
 // Optimizer selects how each mini-batch updates the network (shared with package hope).

@@ -36,7 +36,8 @@
 // batches sharing the remainder (Batch 100 by default); each batch gets CGIterations (3)
 // iterations of nonlinear conjugate gradients, restarted per batch, here internal/minibatch's
 // CG (gonum's optimize.CG, Wolfe line searches, a batch whose cost would rise leaving θ
-// unchanged). Their code (minimize.m, 3 line searches) used batches of 1,000 and ran 200 epochs
+// unchanged; gonum counts the start as an iteration, so 3 iterations are two line searches).
+// Their code (minimize.m, 3 line searches) used batches of 1,000 and ran 200 epochs
 // over MNIST's 60,000 rows: 12,000 CG restarts. What matters is that count, not the epochs: on
 // USPS's 7,291 rows batches of 1,000 make 7 restarts an epoch, and the code barely moved;
 // batches of 100 make 72, hence the default of 100 and Epochs 40.
