@@ -204,8 +204,8 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
 	"    MNIST; -budget scales them). The comparison rows add about 15 minutes on USPS and 85 on\n" +
 	"    MNIST, most of it pt-SNE's conjugate gradients (11 and 75 minutes, 30 epochs as in the\n" +
-	"    paper), deep-AE about 45 more on USPS (40 epochs of batches of 100) and 93 on MNIST\n" +
-	"    (12 epochs), dt-NCA and dt-MCML about 8 minutes each on USPS (30 epochs) and 15–37\n" +
+	"    paper), deep-AE about 45 more on USPS (40 epochs of batches of 100) and 120 on MNIST\n" +
+	"    (30 epochs), dt-NCA and dt-MCML about 8 minutes each on USPS (30 epochs) and 15–37\n" +
 	"    each on MNIST (10 epochs) (plain build, 2 busy cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -methods pt-SNE,deep-AE (say) runs only those comparison rows and their k-means rows;\n" +
@@ -227,7 +227,7 @@ func registerHOPEReproduce(fs *flag.FlagSet) *hopeReproduceFlags {
 		budget:    fs.Float64("budget", 1, "hope only: scale of the training-time budgets (USPS 5/15/5 minutes for HOPE/S-HOPE/joint exemplars, MNIST 15/60/15)"),
 		noAugment: fs.Bool("no-augment", false, "hope only: train USPS S-HOPE on the plain rows only (default: rows shifted by up to 1 pixel, plus a plain baseline row)"),
 		ptEpochs:  fs.Int("ptsne-epochs", 0, "hope only: pt-SNE's fine-tuning `epochs` (0: the paper's 30)"),
-		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 12 on MNIST)"),
+		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 30 on MNIST)"),
 	}
 }
 

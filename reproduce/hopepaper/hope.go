@@ -59,8 +59,8 @@ type HOPEConfig struct {
 	// are not comparison rows: they run unless ComparisonOnly.
 	Methods []string
 	// PTSNEEpochs and DeepAEEpochs, if positive, set the fine-tuning epochs of pt-SNE and
-	// deep-AE (by default pt-SNE 30, the paper's; deep-AE 40 on USPS and 12 on MNIST, for time;
-	// see runBaselines).
+	// deep-AE (by default pt-SNE 30, the paper's; deep-AE 40 on USPS and 30 on
+	// MNIST, where each levels off; see runBaselines).
 	PTSNEEpochs, DeepAEEpochs int
 	// Workers bounds the goroutines of the pairwise passes and k-NN; 0 means runtime.NumCPU().
 	Workers int
