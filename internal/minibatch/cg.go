@@ -29,7 +29,9 @@ import (
 //
 // Measured (plain build, the shared 2-core machine): deep-AE's batch of 100 on its 3.3M
 // parameters (about 5 evaluations of 35–40 ms) took 530 ms through optimize.Minimize and takes
-// about 295 ms; BenchmarkCG, where the cost is one cheap pass, times the optimiser alone.
+// about 295 ms, and an MNIST deep-AE epoch 4 minutes instead of 7.5. BenchmarkCG, where the cost
+// is one cheap pass over deep-AE's 3.3M parameters, times the optimiser alone: 157 ms against
+// optimize.Minimize's 452 (medians of 5, side by side, 27 Nov 2026).
 type CG struct {
 	xt, g, gPrev, dir, spare []float64
 	hs                       optimize.HestenesStiefel
