@@ -73,8 +73,8 @@ func (c *CG) Minimize(x []float64, eval func(x, grad []float64) float64, iters i
 	if math.IsInf(f0, 1) || math.IsNaN(f0) || math.IsInf(gMax, 1) || math.IsNaN(gMax) {
 		return f0
 	}
-	// The start is major iteration 1.
-	if math.IsInf(f0, -1) || iters == 1 || evals >= maxEvals {
+	// The start is major iteration 1 (and 6·iters > 1 evaluations are allowed).
+	if math.IsInf(f0, -1) || iters == 1 {
 		return f0
 	}
 
@@ -164,7 +164,6 @@ func (c *CG) Minimize(x []float64, eval func(x, grad []float64) float64, iters i
 		}
 		newDir := c.spare
 		floats.ScaleTo(newDir, -1, g)
-		projGrad = math.NaN()
 		if !restart {
 			floats.AddScaled(newDir, beta, c.dir)
 			if projGrad = floats.Dot(g, newDir); projGrad >= 0 {
@@ -175,15 +174,12 @@ func (c *CG) Minimize(x []float64, eval func(x, grad []float64) float64, iters i
 		if restart {
 			projGrad = floats.Dot(g, newDir)
 		}
-		stepPrev := dist / dirNormPrev
-		step = math.Max(1e-3, math.Min(stepPrev*projGradPrev/projGrad, 1))
+		// A restart takes a unit step (gonum computes the first-order step and discards it).
 		if restart {
-			step = 1
-			fromRestart = 0
-		}
-		if restart {
+			step, fromRestart = 1, 0
 			dirNormPrev = gNorm // newDir is −g
 		} else {
+			step = math.Max(1e-3, math.Min(dist/dirNormPrev*projGradPrev/projGrad, 1))
 			dirNormPrev = floats.Norm(newDir, 2)
 		}
 		projGradPrev = projGrad
