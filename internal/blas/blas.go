@@ -80,13 +80,17 @@ func SgemmNT(m, n, k int, alpha float32, a []float32, lda int, b []float32, ldb 
 // Transpose writes the r×c row-major a into dst as c×r, in 32×32 tiles so that both sides are
 // read and written a cache line at a time. DgemmNT takes its right operand transposed; callers
 // whose operand is stored the other way round pass it through here.
-func Transpose(dst, a []float64, r, c int) {
+func Transpose(dst, a []float64, r, c int) { TransposeCols(dst, a, r, c, 0, c) }
+
+// TransposeCols is Transpose restricted to a's columns j0 ≤ j < j1, that is to dst's rows j0…j1
+// (a contiguous span of dst), so that goroutines given disjoint spans write disjoint memory.
+func TransposeCols(dst, a []float64, r, c, j0, j1 int) {
 	const tile = 32
 	for i0 := 0; i0 < r; i0 += tile {
-		for j0 := 0; j0 < c; j0 += tile {
+		for jt := j0; jt < j1; jt += tile {
 			for i := i0; i < min(i0+tile, r); i++ {
 				row := a[i*c : i*c+c]
-				for j := j0; j < min(j0+tile, c); j++ {
+				for j := jt; j < min(jt+tile, j1); j++ {
 					dst[j*r+i] = row[j]
 				}
 			}

@@ -198,3 +198,40 @@ func TestTranspose(t *testing.T) {
 		}
 	}
 }
+
+// TestTransposeCols: spans that split a tile (0–13, 13–45, 45–70) write exactly their rows of
+// dst, and together the whole transpose; rows outside a span keep their marker.
+func TestTransposeCols(t *testing.T) {
+	const r, c = 37, 70
+	a := make([]float64, r*c)
+	for i := range a {
+		a[i] = float64(i)
+	}
+	want := make([]float64, r*c)
+	Transpose(want, a, r, c)
+	got := make([]float64, r*c)
+	for i := range got {
+		got[i] = -1
+	}
+	done := make([]bool, c)
+	for _, s := range [][2]int{{13, 45}, {0, 13}, {45, 70}} {
+		TransposeCols(got, a, r, c, s[0], s[1])
+		for j := s[0]; j < s[1]; j++ {
+			done[j] = true
+		}
+		for j := range c {
+			for i := range r {
+				if v := got[j*r+i]; done[j] && v != want[j*r+i] {
+					t.Fatalf("after span %v: (%d, %d) is %g, want %g", s, j, i, v, want[j*r+i])
+				} else if !done[j] && v != -1 {
+					t.Fatalf("span %v wrote row %d outside it", s, j)
+				}
+			}
+		}
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Fatalf("element %d is %g, want %g", i, got[i], want[i])
+		}
+	}
+}

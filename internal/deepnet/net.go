@@ -11,8 +11,6 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
-
-	iblas "github.com/lowdim/lowdim/internal/blas"
 )
 
 // Params is the length of θ for layers of the given sizes: per layer l its weights
@@ -79,7 +77,7 @@ func (n *Net) Forward(theta []float64, x *mat.Dense) {
 		in, out := n.sizes[l-1], n.sizes[l]
 		w, b := Layer(n.sizes, theta, l)
 		wt := n.wt[:in*out]
-		iblas.Transpose(wt, w.RawMatrix().Data, in, out)
+		n.g.Transpose(wt, w.RawMatrix().Data, in, out)
 		a := n.Act[l]
 		n.g.NT(n.rows, out, in, 1, n.Act[l-1].RawMatrix().Data, in, wt, in, 0, a.RawMatrix().Data, out)
 		for i := range n.rows {
@@ -110,8 +108,8 @@ func (n *Net) Backward(theta, grad []float64) {
 		gw, gb := Layer(n.sizes, grad, l)
 		// ∂C/∂W = act[l−1]ᵀ·δ[l] (in×out) = (act[l−1]ᵀ)·(δ[l]ᵀ)ᵀ
 		at, dt := n.at[:in*r], n.dt[:out*r]
-		iblas.Transpose(at, n.Act[l-1].RawMatrix().Data, r, in)
-		iblas.Transpose(dt, n.Delta[l].RawMatrix().Data, r, out)
+		n.g.Transpose(at, n.Act[l-1].RawMatrix().Data, r, in)
+		n.g.Transpose(dt, n.Delta[l].RawMatrix().Data, r, out)
 		n.g.NT(in, out, r, 1, at, r, dt, r, 0, gw.RawMatrix().Data, out)
 		clear(gb)
 		for i := range r {

@@ -131,7 +131,7 @@ func (r *rbm) cd1(g *Gemm, rows int, lr, mom float64, rng *rand.Rand) float64 {
 		r.dw[i] = mom*r.dw[i] + lr*(gv-rbmWeightDecay*r.w[i])
 		r.w[i] += r.dw[i]
 	}
-	iblas.Transpose(r.wt, r.w, out, in)
+	g.Transpose(r.wt, r.w, out, in)
 	scale := lr / float64(rows)
 	biasStep(r.a, r.da, v0, v1, rows, mom, scale)
 	biasStep(r.b, r.db, h0, h1, rows, mom, scale)
