@@ -218,6 +218,7 @@ type hopeReproduceFlags struct {
 	noAugment       *bool
 	ptEpochs        *int
 	aeEpochs        *int
+	cgIters         *int
 }
 
 func registerHOPEReproduce(fs *flag.FlagSet) *hopeReproduceFlags {
@@ -228,6 +229,7 @@ func registerHOPEReproduce(fs *flag.FlagSet) *hopeReproduceFlags {
 		noAugment: fs.Bool("no-augment", false, "hope only: train USPS S-HOPE on the plain rows only (default: rows shifted by up to 1 pixel, plus a plain baseline row)"),
 		ptEpochs:  fs.Int("ptsne-epochs", 0, "hope only: pt-SNE's fine-tuning `epochs` (0: the paper's 30)"),
 		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 30 on MNIST)"),
+		cgIters:   fs.Int("cg-iterations", 0, "hope only: conjugate-gradient `iterations` per batch of pt-SNE, deep-AE, dt-NCA and dt-MCML as gonum counts them, the start the first (0: 3, two line searches; 4 takes the three of the papers' minimize.m)"),
 	}
 }
 
@@ -248,6 +250,9 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 		if *h.ptEpochs < 0 || *h.aeEpochs < 0 {
 			return usagef("-ptsne-epochs, -deepae-epochs: expected 0 (the default) or a positive number, found %d and %d", *h.ptEpochs, *h.aeEpochs)
 		}
+		if *h.cgIters < 0 || *h.cgIters == 1 {
+			return usagef("-cg-iterations: expected 0 (the default) or a number from 2 (one line search), found %d", *h.cgIters)
+		}
 		if !(*h.budget > 0) {
 			return usagef("-budget: expected a positive number, found %g", *h.budget)
 		}
@@ -263,7 +268,7 @@ func (h *hopeReproduceFlags) check(fs *flag.FlagSet, paper string) error {
 	}
 	var only []string
 	fs.Visit(func(f *flag.Flag) {
-		if (f.Name == "sets" && paper != "scale") || f.Name == "budget" || f.Name == "optimizer" || f.Name == "no-augment" || f.Name == "ptsne-epochs" || f.Name == "deepae-epochs" {
+		if (f.Name == "sets" && paper != "scale") || f.Name == "budget" || f.Name == "optimizer" || f.Name == "no-augment" || f.Name == "ptsne-epochs" || f.Name == "deepae-epochs" || f.Name == "cg-iterations" {
 			only = append(only, "-"+f.Name)
 		}
 	})
@@ -283,6 +288,7 @@ func (h *hopeReproduceFlags) run(ctx context.Context, e *env, dir, command strin
 	cfg.ComparisonOnly = only == "baselines"
 	cfg.Methods = methods
 	cfg.PTSNEEpochs, cfg.DeepAEEpochs = *h.ptEpochs, *h.aeEpochs
+	cfg.CGIterations = *h.cgIters
 	r, err := hopepaper.RunHOPE(ctx, cfg, command)
 	if err != nil {
 		return err

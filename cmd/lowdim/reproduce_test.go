@@ -51,6 +51,10 @@ func TestReproduceUsage(t *testing.T) {
 		{"reproduce", "hope", "-deepae-epochs", "-1"},
 		{"reproduce", "hope", "-ptsne-epochs", "-2"},
 		{"reproduce", "nerv", "-ptsne-epochs", "3"},
+		// CG iterations a batch: 0 (the default) or 2 and more (1 takes no line search).
+		{"reproduce", "hope", "-cg-iterations", "-1"},
+		{"reproduce", "hope", "-cg-iterations", "1"},
+		{"reproduce", "nerv", "-cg-iterations", "4"},
 	} {
 		if _, stderr, status := runCLI(t, "", args...); status != 2 {
 			t.Errorf("%v: status %d, want 2 (stderr %q)", args, status, stderr)

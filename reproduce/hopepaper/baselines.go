@@ -110,6 +110,9 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 	if c.DeepAEEpochs > 0 {
 		ae.Epochs = c.DeepAEEpochs
 	}
+	if c.CGIterations > 0 {
+		pt.CGIterations, ae.CGIterations = c.CGIterations, c.CGIterations
+	}
 	// pt-SNE's and deep-AE's test error after each epoch, for the report's curves: encoding
 	// all rows and a 5-NN pass take seconds on MNIST against minutes for an epoch.
 	var curve []float64
@@ -143,6 +146,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 		case train.Len() > 20000:
 			e.Epochs = 10
 		}
+		e.CGIterations = c.CGIterations
 	}
 	type row struct {
 		name, settings string

@@ -62,6 +62,10 @@ type HOPEConfig struct {
 	// deep-AE (by default pt-SNE 30, the paper's; deep-AE 40 on USPS and 30 on
 	// MNIST, where each levels off; see runBaselines).
 	PTSNEEpochs, DeepAEEpochs int
+	// CGIterations, if positive, sets the conjugate-gradient iterations per batch of pt-SNE
+	// (when it fine-tunes by CG), deep-AE, dt-NCA and dt-MCML, as internal/minibatch.CG counts
+	// them: the default 3 takes two line searches, 4 the papers' three.
+	CGIterations int
 	// Workers bounds the goroutines of the pairwise passes and k-NN; 0 means runtime.NumCPU().
 	Workers int
 	// Log receives one line per epoch and per finished fit; nil means silent.

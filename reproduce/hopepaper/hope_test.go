@@ -270,9 +270,9 @@ func runQuickUSPS(t *testing.T, comparisonOnly bool, methods ...string) (*HOPERe
 	return r, out, string(b)
 }
 
-// TestHOPEEpochCurves: DeepAEEpochs sets deep-AE's epochs, the row keeps the test error after
-// each, the last of which is the row's own (the same weights encode the same rows), and the
-// report prints the curve.
+// TestHOPEEpochCurves: DeepAEEpochs sets deep-AE's epochs and CGIterations its CG iterations
+// a batch, the row keeps the test error after each epoch, the last of which is the row's own
+// (the same weights encode the same rows), and the report prints the curve.
 func TestHOPEEpochCurves(t *testing.T) {
 	if testing.Short() || reprotest.RaceEnabled {
 		t.Skip("a few seconds of fits; skipped under -short and -race")
@@ -282,7 +282,7 @@ func TestHOPEEpochCurves(t *testing.T) {
 		t.Skipf("shared data not available: %v", err)
 	}
 	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}, ComparisonOnly: true,
-		Methods: []string{"deep-AE"}, DeepAEEpochs: 3}
+		Methods: []string{"deep-AE"}, DeepAEEpochs: 3, CGIterations: 4}
 	r, err := RunHOPE(context.Background(), c, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -290,6 +290,9 @@ func TestHOPEEpochCurves(t *testing.T) {
 	res := r.Sets[0].Results[0]
 	if res.Method != "deep-AE" || len(res.Curve) != 3 {
 		t.Fatalf("%s: curve %v, want 3 epochs of deep-AE", res.Method, res.Curve)
+	}
+	if !strings.Contains(res.Settings, "CG (4 iterations a batch)") {
+		t.Errorf("settings %q do not carry CGIterations 4", res.Settings)
 	}
 	if res.Curve[2] != res.TestError {
 		t.Errorf("the last epoch's error %v differs from the row's %v", res.Curve[2], res.TestError)
