@@ -135,7 +135,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 	pt.OnEpoch = func(ep int, m *ptsne.Model) { epochError("pt-SNE", m, ep) }
 	ae.OnEpoch = func(ep int, m *deepae.Model) { epochError("deep-AE", m, ep) }
 	// dt-NCA and dt-MCML: package dtse's defaults (ptsne's 500–500–2000 network and
-	// pretraining, 3 CG iterations per batch of 1,000; 30 epochs, about 8 minutes a row on
+	// pretraining, 3 CG iterations per batch of 1,000; 30 epochs, 3–6 minutes a row on
 	// USPS), 10 epochs on MNIST (60 batches an epoch: 600 restarts, about three times USPS's
 	// 210); -quick: one hidden layer of 100, 5 epochs, as deep-AE.
 	dtnca, dtmcml := dtse.Embedder{Objective: dtse.NCA, Seed: c.Seed}, dtse.Embedder{Objective: dtse.MCML, Seed: c.Seed}
