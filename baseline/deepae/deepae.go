@@ -69,14 +69,12 @@
 // about 32 s an epoch against 24 s, so 24.36 % is passed after 20 epochs, 11 minutes in (16
 // minutes for the default's 40 epochs, in a run just before under the same conditions), and the
 // fit ends at 21.57 % in 21m49s; k-means + deep-AE 33.33 % against 38.52 %. The default stays 3
-// because the published rows, MNIST's among them, were made with it. On MNIST (`-methods deep-AE
-// -sets mnist -cg-iterations 4 -deepae-epochs 8`, stopped after 6 epochs for want of time;
-// beside a CI run for its first 18 minutes, then about 5.2 minutes an epoch against 4) the first
-// six epochs gave 52.75, 40.53, 36.11, 31.14, 30.23 and 28.33 %, where two line searches took
-// 15 epochs to reach 28.25 %; the full 30-epoch row with three is not yet run. The restart count is not the whole story: MNIST's variety wants
-// more of them. On MNIST (60,000/10,000 rows, `lowdim reproduce hope -only baselines -methods
-// deep-AE -sets mnist -deepae-epochs 30`, batches of 100, 600 restarts an epoch; plain build,
-// nice 5, otherwise idle 2-core machine; OnEpoch's test error after each epoch) the error was
+// because the published rows, MNIST's among them, were made with it (MNIST with three: below).
+//
+// The restart count is not the whole story: MNIST's variety wants more of them. On MNIST
+// (60,000/10,000 rows, `lowdim reproduce hope -only baselines -methods deep-AE -sets mnist
+// -deepae-epochs 30`, batches of 100, 600 restarts an epoch; plain build, nice 5, otherwise idle
+// 2-core machine; OnEpoch's test error after each epoch) the error was
 //
 //	epoch           1      2      3      4      5      6      7      8      9     10
 //	error (%)   61.72  53.43  47.04  42.28  38.04  36.87  34.68  33.65  32.51  31.79
@@ -89,11 +87,14 @@
 //
 // against the paper's 24.7 %, in 2 h 0 min (the first epoch ended 7.5 minutes in, after loading,
 // k-means and pretraining, each later one about 4 minutes after the last; an epoch took 7.5
-// minutes before internal/minibatch's CG
-// stopped going through optimize.Minimize, and epochs 1–12 of the earlier run match these to
-// the digit). After 3,000 restarts (epoch 5) MNIST is at 38 % where USPS was at 24 %; it passes
+// minutes before internal/minibatch's CG stopped going through optimize.Minimize, and epochs
+// 1–12 of the earlier run match these to the digit). After 3,000 restarts (epoch 5) MNIST is at 38 % where USPS was at 24 %; it passes
 // the paper's figure at epoch 24 (14,400 restarts) and moves by less than half a point an epoch
-// after 25, so `reproduce hope` runs 30 on MNIST.
+// after 25, so `reproduce hope` runs 30 on MNIST. With three line searches (`-methods deep-AE
+// -sets mnist -cg-iterations 4 -deepae-epochs 8`, stopped after 6 epochs for want of time;
+// beside a CI run for its first 18 minutes, then about 5.2 minutes an epoch against 4) the
+// first six epochs gave 52.75, 40.53, 36.11, 31.14, 30.23 and 28.33 %, where two took 15 epochs
+// to reach 28.25 %; the full 30-epoch row with three is not yet run.
 //
 // The same Seed gives the same bytes on any number of cores.
 package deepae
