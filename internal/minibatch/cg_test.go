@@ -129,8 +129,9 @@ func gonumCG(x []float64, eval func(x, grad []float64) float64, iters int) float
 // ones. Between them these end batches every way gonum can: at the iteration limit, at the
 // cap of 6·iters evaluations (Brown's badly scaled function from (1, 1) reaches it in 3
 // iterations), on a failed line search and on a vanished gradient (Sphere from a point where
-// the first step lands at the minimum). A cost that is NaN off the start and one that drifts
-// upward with every evaluation are included.
+// the first step lands at the minimum), and through each restart rule (one-dimensional costs
+// whose first line search overshoots reach the reversal rule). A cost that is NaN off the start
+// and one that drifts upward with every evaluation are included.
 func TestCGMatchesGonum(t *testing.T) {
 	type problem interface {
 		Func(x []float64) float64
@@ -243,6 +244,34 @@ func TestCGMatchesGonum(t *testing.T) {
 	} {
 		evals = append(evals, evaluator{e.name, e.x0, func() func(x, g []float64) float64 { return e.f }})
 	}
+	// In one dimension successive gradients are parallel or opposite. From these starts the
+	// first line search overshoots the minimum at 0, so the next direction meets gradients at
+	// cos = −1 and restarts on gonum's reversal rule (cos ≤ −0.9), which none of the starts
+	// above reaches.
+	reversing := []evaluator{
+		{"quartic x⁴/4 + x²/2, 1-D", []float64{2.5}, func() func(x, g []float64) float64 {
+			return func(x, g []float64) float64 {
+				g[0] = x[0]*x[0]*x[0] + x[0]
+				return x[0]*x[0]*x[0]*x[0]/4 + x[0]*x[0]/2
+			}
+		}},
+		{"cosh, 1-D", []float64{1.25}, func() func(x, g []float64) float64 {
+			return func(x, g []float64) float64 { g[0] = math.Sinh(x[0]); return math.Cosh(x[0]) }
+		}},
+	}
+	for _, e := range reversing {
+		var c CG
+		x := slices.Clone(e.x0)
+		ev := e.ev()
+		c.Minimize(x, ev, 2) // one line search
+		var g0, g1 [1]float64
+		ev(e.x0, g0[:])
+		ev(x, g1[:])
+		if g0[0]*g1[0] >= 0 {
+			t.Errorf("%s from %v: the first line search ends at %v, gradient %v: not past the minimum, so the reversal rule is not reached", e.name, e.x0[0], x[0], g1[0])
+		}
+	}
+	evals = append(evals, reversing...)
 	// counted counts the evaluations at a point other than the last one's. Where a direction
 	// holds a NaN every trial point is the same all-NaN point, which the reference's cache does
 	// not evaluate again and Minimize does (at the same cost and gradient, so to the same end).
