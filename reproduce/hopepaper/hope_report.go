@@ -14,6 +14,9 @@ import (
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
 
+	"github.com/lowdim/lowdim/baseline/deepae"
+	"github.com/lowdim/lowdim/baseline/dtse"
+	"github.com/lowdim/lowdim/ptsne"
 	"github.com/lowdim/lowdim/reproduce"
 	"github.com/lowdim/lowdim/viz"
 )
@@ -271,10 +274,21 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 			map[bool]string{true: "; on the ESL split, given the full 15 minutes instead, it reached 6.43 % test error with seed 1, see the hope package documentation"}[r.hasSet("USPS")])
 	}
 	p("- Exemplars are 2 per class (z = 20), as in the paper. k-means exemplars are centres in the input space, found once (in S-HOPE's fit, on its training split) and embedded by every map of the k-means rows; joint exemplars start from them and are learnt with the map (HOPE's or S-HOPE's) on eq. 9 (alternating for the first epochs).\n")
-	p("- LDA, LPP, NCA, MCML, LMNN and pt-SNE are lowdim's own (packages baseline/… and ptsne): each map is learnt from the training rows (NCA and LMNN from 5,000, MCML from 2,000 random ones on 50 principal components: their cost is quadratic in n), and the test rows' 5-NN vote among all embedded training rows. pt-SNE pretrains the network as a stack of RBMs (CD-1, package ptsne's default of 10 epochs a layer), then fine-tunes it with 3 conjugate-gradient iterations per mini-batch of 5,000 rows (USPS's 7,291 make one batch), both as the paper did (quick mode: Adam on small batches). deep-AE is Hinton and Salakhutdinov's deep autoencoder (package baseline/deepae): the same 500–500–2000 encoder with a 2-unit linear code (the paper does not give its network; theirs for MNIST was 1000–500–250), pretrained the same way, unrolled into an encoder–decoder and fine-tuned on the cross-entropy of the reconstructed [0, 1]-scaled pixels with 3 conjugate-gradient iterations per mini-batch of 100 rows (Hinton and Salakhutdinov used 1,000, but on USPS that stalls at 55.90 %% test error for want of updates; see package deepae); its code is the map. dt-NCA and dt-MCML (Min et al. 2010, package baseline/dtse) pretrain the same network the same way and fine-tune it to collapse the classes in the 2-D code, with Student-t similarities (α = 1) and 3 conjugate-gradient iterations per mini-batch of 1,000 rows: dt-MCML on KL(P‖Q), P uniform over the batch's same-class pairs and Q normalised over all pairs (S-HOPE's objective), dt-NCA on NCA's expected fraction of rows whose stochastic neighbour (q normalised per row) is of their class.\n")
+	p("- LDA, LPP, NCA, MCML, LMNN and pt-SNE are lowdim's own (packages baseline/… and ptsne): each map is learnt from the training rows (NCA and LMNN from 5,000, MCML from 2,000 random ones on 50 principal components: their cost is quadratic in n), and the test rows' 5-NN vote among all embedded training rows. pt-SNE pretrains the network as a stack of RBMs (CD-1, package ptsne's default of 10 epochs a layer), then fine-tunes it by conjugate gradients on mini-batches of 5,000 rows (USPS's 7,291 make one batch), both as the paper did, with %s a batch (the paper's code, minimize.m, takes three line searches; quick mode: Adam on small batches). deep-AE is Hinton and Salakhutdinov's deep autoencoder (package baseline/deepae): the same 500–500–2000 encoder with a 2-unit linear code (the paper does not give its network; theirs for MNIST was 1000–500–250), pretrained the same way, unrolled into an encoder–decoder and fine-tuned on the cross-entropy of the reconstructed [0, 1]-scaled pixels with %s per mini-batch of 100 rows (Hinton and Salakhutdinov used 1,000, but on USPS that stalls at 55.90 %% test error for want of updates; see package deepae); its code is the map. dt-NCA and dt-MCML (Min et al. 2010, package baseline/dtse) pretrain the same network the same way and fine-tune it to collapse the classes in the 2-D code, with Student-t similarities (α = 1) and %s per mini-batch of 1,000 rows: dt-MCML on KL(P‖Q), P uniform over the batch's same-class pairs and Q normalised over all pairs (S-HOPE's objective), dt-NCA on NCA's expected fraction of rows whose stochastic neighbour (q normalised per row) is of their class.\n", cgIters(c.CGIterations, ptsne.DefaultCGIterations), cgIters(c.CGIterations, deepae.DefaultCGIterations), cgIters(c.CGIterations, dtse.DefaultCGIterations))
 	p("- Times were taken on a shared 2-core machine with other jobs running.\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// cgIters says how many CG iterations a batch a network's rows took, set is the run's
+// -cg-iterations (0 for the package's default def), and how many line searches that is.
+func cgIters(set, def int) string {
+	n := orInt(set, def)
+	searches := fmt.Sprintf("%d line searches", n-1)
+	if n == 2 {
+		searches = "one line search"
+	}
+	return fmt.Sprintf("%d conjugate-gradient iterations (%s, gonum counting the start as the first iteration)", n, searches)
 }
 
 // writeCentres tabulates where each map carries the k-means centres (centres.go).

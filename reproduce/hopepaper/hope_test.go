@@ -272,7 +272,8 @@ func runQuickUSPS(t *testing.T, comparisonOnly bool, methods ...string) (*HOPERe
 
 // TestHOPEEpochCurves: DeepAEEpochs sets deep-AE's epochs and CGIterations its CG iterations
 // a batch, the row keeps the test error after each epoch, the last of which is the row's own
-// (the same weights encode the same rows), and the report prints the curve.
+// (the same weights encode the same rows), and the report prints the curve and the iterations
+// (2, one line search: neither network default, so a setting that failed to arrive would show).
 func TestHOPEEpochCurves(t *testing.T) {
 	if testing.Short() || reprotest.RaceEnabled {
 		t.Skip("a few seconds of fits; skipped under -short and -race")
@@ -282,7 +283,7 @@ func TestHOPEEpochCurves(t *testing.T) {
 		t.Skipf("shared data not available: %v", err)
 	}
 	c := HOPEConfig{DataDir: filepath.Join(shared, "data"), Quick: true, Seed: 1, Sets: []string{"USPS"}, ComparisonOnly: true,
-		Methods: []string{"deep-AE"}, DeepAEEpochs: 3, CGIterations: 4}
+		Methods: []string{"deep-AE"}, DeepAEEpochs: 3, CGIterations: 2}
 	r, err := RunHOPE(context.Background(), c, "test")
 	if err != nil {
 		t.Fatal(err)
@@ -291,8 +292,8 @@ func TestHOPEEpochCurves(t *testing.T) {
 	if res.Method != "deep-AE" || len(res.Curve) != 3 {
 		t.Fatalf("%s: curve %v, want 3 epochs of deep-AE", res.Method, res.Curve)
 	}
-	if !strings.Contains(res.Settings, "CG (4 iterations a batch)") {
-		t.Errorf("settings %q do not carry CGIterations 4", res.Settings)
+	if !strings.Contains(res.Settings, "CG (2 iterations a batch)") {
+		t.Errorf("settings %q do not carry CGIterations 2", res.Settings)
 	}
 	if res.Curve[2] != res.TestError {
 		t.Errorf("the last epoch's error %v differs from the row's %v", res.Curve[2], res.TestError)
@@ -302,6 +303,9 @@ func TestHOPEEpochCurves(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := fmt.Sprintf("after each fine-tuning epoch (read off, not used to choose anything): 1: %.2f,", 100*res.Curve[0]); !strings.Contains(b.String(), want) {
+		t.Errorf("the report lacks %q", want)
+	}
+	if want := "with 2 conjugate-gradient iterations (one line search, gonum counting the start as the first iteration) per mini-batch of 100 rows"; !strings.Contains(b.String(), want) {
 		t.Errorf("the report lacks %q", want)
 	}
 }
