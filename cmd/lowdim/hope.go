@@ -202,11 +202,11 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +
 	"    from other writers). Each fit stops at its epoch cap or time budget, whichever comes\n" +
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
-	"    MNIST; -budget scales them). The comparison rows add about 15 minutes on USPS and 85 on\n" +
-	"    MNIST, most of it pt-SNE's conjugate gradients (11 and 75 minutes, 30 epochs as in the\n" +
-	"    paper), deep-AE about 45 more on USPS (40 epochs of batches of 100) and 120 on MNIST\n" +
-	"    (30 epochs), dt-NCA and dt-MCML about 8 minutes each on USPS (30 epochs) and 15–37\n" +
-	"    each on MNIST (10 epochs) (plain build, 2 busy cores);\n" +
+	"    MNIST; -budget scales them). The comparison rows add about 12 minutes on USPS and 85 on\n" +
+	"    MNIST, most of it pt-SNE's conjugate gradients (7 and 75 minutes, 30 epochs as in the\n" +
+	"    paper), deep-AE about 22 more on USPS (40 epochs of batches of 100) and 110 on MNIST\n" +
+	"    (20 epochs), dt-NCA and dt-MCML about 6 and 3 minutes on USPS (30 epochs) and 15–37\n" +
+	"    each on MNIST (10 epochs) (plain build, 2 cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -methods pt-SNE,deep-AE (say) runs only those comparison rows and their k-means rows;\n" +
 	"    -quick well under a minute.\n"
@@ -228,8 +228,8 @@ func registerHOPEReproduce(fs *flag.FlagSet) *hopeReproduceFlags {
 		budget:    fs.Float64("budget", 1, "hope only: scale of the training-time budgets (USPS 5/15/5 minutes for HOPE/S-HOPE/joint exemplars, MNIST 15/60/15)"),
 		noAugment: fs.Bool("no-augment", false, "hope only: train USPS S-HOPE on the plain rows only (default: rows shifted by up to 1 pixel, plus a plain baseline row)"),
 		ptEpochs:  fs.Int("ptsne-epochs", 0, "hope only: pt-SNE's fine-tuning `epochs` (0: the paper's 30)"),
-		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 30 on MNIST)"),
-		cgIters:   fs.Int("cg-iterations", 0, "hope only: conjugate-gradient `iterations` per batch of pt-SNE, deep-AE, dt-NCA and dt-MCML as gonum counts them, the start the first (0: 3, two line searches; 4 takes the three of the papers' minimize.m)"),
+		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 20 on MNIST)"),
+		cgIters:   fs.Int("cg-iterations", 0, "hope only: conjugate-gradient `iterations` per batch of pt-SNE, deep-AE, dt-NCA and dt-MCML as gonum counts them, the start the first (0: each network's default, 4 for deep-AE, the three line searches of the papers' minimize.m, and 3, two line searches, for the others, which gain little from a third)"),
 	}
 }
 
