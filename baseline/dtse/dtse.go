@@ -105,8 +105,9 @@
 // on the paper's split), so what is left is not an easier split's doing.
 //
 // On MNIST (60,000/10,000 rows; `lowdim reproduce hope -only baselines -methods dt-NCA,dt-MCML
-// -sets mnist`, 10 epochs of batches of 1,000, plain build, beside other 2-core jobs) dt-NCA gave
-// 3.22 % (36m30s; the paper 3.48 %) and dt-MCML 3.86 % (14m49s; the paper 3.35 %): there the
+// -sets mnist`, 10 epochs of batches of 1,000, plain build, nice 5, otherwise idle 2-core
+// machine, 27 Nov 2026) dt-NCA gave 3.22 % (17m26s; the paper 3.48 %) and dt-MCML 3.86 %
+// (10m50s; the paper 3.35 %), as in a first run beside other jobs before the CG speed-up: there the
 // order of the two is the reverse of the paper's and of USPS's.
 //
 // Rows without a label (−1) take no part in fitting; they are embedded by the network.

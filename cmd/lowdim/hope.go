@@ -205,8 +205,8 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    MNIST; -budget scales them). The comparison rows add about 12 minutes on USPS and 85 on\n" +
 	"    MNIST, most of it pt-SNE's conjugate gradients (7 and 75 minutes, 30 epochs as in the\n" +
 	"    paper), deep-AE about 22 more on USPS (40 epochs of batches of 100) and 110 on MNIST\n" +
-	"    (20 epochs), dt-NCA and dt-MCML about 6 and 3 minutes on USPS (30 epochs) and 15–37\n" +
-	"    each on MNIST (10 epochs) (plain build, 2 cores);\n" +
+	"    (20 epochs), dt-NCA and dt-MCML about 6 and 3 minutes on USPS (30 epochs) and 17 and 11\n" +
+	"    on MNIST (10 epochs) (plain build, 2 cores);\n" +
 	"    -only baselines runs them alone, with S-HOPE's k-means but no HOPE or S-HOPE fit;\n" +
 	"    -methods pt-SNE,deep-AE (say) runs only those comparison rows and their k-means rows;\n" +
 	"    -quick well under a minute.\n"
