@@ -129,8 +129,9 @@ func gonumCG(x []float64, eval func(x, grad []float64) float64, iters int) float
 // ones. Between them these end batches every way gonum can: at the iteration limit, at the
 // cap of 6·iters evaluations (Brown's badly scaled function from (1, 1) reaches it in 3
 // iterations), on a failed line search and on a vanished gradient (Sphere from a point where
-// the first step lands at the minimum), and through the restart on reversed gradients
-// (one-dimensional costs whose first line search overshoots). A cost that is NaN off the start
+// the first step lands at the minimum); and they take both of CG's restarts within a batch,
+// on reversed gradients (one-dimensional costs whose first line search overshoots) and on an
+// uphill Hestenes–Stiefel direction (a 2-D cost made for it, uphillHS). A cost that is NaN off the start
 // and one that drifts upward with every evaluation are included.
 func TestCGMatchesGonum(t *testing.T) {
 	type problem interface {
@@ -247,9 +248,9 @@ func TestCGMatchesGonum(t *testing.T) {
 	// In one dimension successive gradients are parallel or opposite. From these starts the
 	// first line search overshoots the minimum at 0, so the next direction meets gradients at
 	// cos = −1 and restarts on gonum's reversal rule (cos ≤ −0.9): checked here, where the
-	// random starts above reach that rule only by chance. (The restart on an uphill
-	// Hestenes–Stiefel direction is reached by no start here; strong Wolfe steps with
-	// curvature factor 0.1 make it rare.)
+	// random starts above reach that rule only by chance. The restart on an uphill
+	// Hestenes–Stiefel direction, which no smooth test function here reaches, has a cost of its
+	// own (uphillHS).
 	reversing := []evaluator{
 		{"quartic x⁴/4 + x²/2, 1-D", []float64{2.5}, func() func(x, g []float64) float64 {
 			return func(x, g []float64) float64 {
@@ -274,6 +275,7 @@ func TestCGMatchesGonum(t *testing.T) {
 		}
 	}
 	evals = append(evals, reversing...)
+	evals = append(evals, uphillHS(t))
 	// counted counts the evaluations at a point other than the last one's. Where a direction
 	// holds a NaN every trial point is the same all-NaN point, which the reference's cache does
 	// not evaluate again and Minimize does (at the same cost and gradient, so to the same end).
@@ -397,4 +399,86 @@ func BenchmarkCG(b *testing.B) {
 			}
 		})
 	}
+}
+
+// uphillHS is a smooth 2-D cost built so that CG's third direction, −g₂ + β·d₁ with β the
+// Hestenes–Stiefel one, points uphill and gonum restarts on −g₂ instead. Strong Wolfe steps
+// with curvature factor 0.1 make that rare: it needs β·(g₂·d₁) ≥ ‖g₂‖², so the second search
+// must overshoot (g₂·d₁ > 0, at most a tenth of its starting slope) onto a gradient about
+// ten times shorter than the one before, without the two gradients turning past cos⁻¹(−0.9);
+// and it cannot happen on the first direction, −g₀, where it would need cos² > 1. No start in
+// TestCGMatchesGonum reached it, nor 21,000 random 1-D and 2-D starts on smooth functions
+// (27 Nov 2026). So the cost is made to order: x₀ = (0, 0), x₁ = (−1, 0) and x₂ = (−2, −1)
+// are the points the first steps reach (step 1 along −g₀ = (−1, 0), then step 1 along
+// d₁ = −g₁ + β·d₀ = (−1, −1) with β = 1), and near each the cost is fᵢ + gᵢ·(x − xᵢ) with
+// f = 0, −0.5, −0.6 and g = (1, 0), (0, 1), (−0.04, −0.05), blended into ½‖x − x₂‖² − 0.6 by
+// bumps (1 − ‖x − xᵢ‖²/r²)³ of radius r = 0.3, which are 1 with zero slope at their centres,
+// so the cost and gradient there are exactly the designed ones. Each search accepts its
+// first trial (f falls, |g·d| ≤ 0.1·|g_start·d|); at x₂ the gradients meet at cos −0.78, and
+// β = 0.0541/1.09 gives g₂·(−g₂ + β·d₁) = +3.7·10⁻⁴. The helper checks those numbers and that
+// Minimize's third search starts with a unit step along −g₂, which only the restart takes.
+func uphillHS(t *testing.T) (e struct {
+	name string
+	x0   []float64
+	ev   func() func(x, g []float64) float64
+}) {
+	t.Helper()
+	centres := [][2]float64{{0, 0}, {-1, 0}, {-2, -1}}
+	fs := []float64{0, -0.5, -0.6}
+	gs := [][2]float64{{1, 0}, {0, 1}, {-0.04, -0.05}}
+	const r = 0.3
+	cost := func(x, g []float64) float64 {
+		// Outside the bumps: q = ½‖x − x₂‖² − 0.6.
+		dq := [2]float64{x[0] - centres[2][0], x[1] - centres[2][1]}
+		q := 0.5*(dq[0]*dq[0]+dq[1]*dq[1]) - 0.6
+		f, rest := 0.0, 1.0
+		var grad, gRest [2]float64
+		for i, c := range centres {
+			d := [2]float64{x[0] - c[0], x[1] - c[1]}
+			s := (d[0]*d[0] + d[1]*d[1]) / (r * r)
+			if s >= 1 {
+				continue
+			}
+			phi := (1 - s) * (1 - s) * (1 - s)
+			lin := fs[i] + gs[i][0]*d[0] + gs[i][1]*d[1]
+			f += phi * lin
+			rest -= phi
+			for j := range 2 {
+				dphi := -6 * (1 - s) * (1 - s) * d[j] / (r * r)
+				grad[j] += phi*gs[i][j] + dphi*lin
+				gRest[j] -= dphi
+			}
+		}
+		for j := range 2 {
+			g[j] = grad[j] + gRest[j]*q + rest*dq[j]
+		}
+		return f + rest*q
+	}
+	// The design's arithmetic: x₂'s gradients turn by less than the reversal rule allows, and
+	// the Hestenes–Stiefel direction there is uphill.
+	g1, g2, d1 := gs[1], gs[2], [2]float64{-1, -1}
+	y := [2]float64{g2[0] - g1[0], g2[1] - g1[1]}
+	beta := (g2[0]*y[0] + g2[1]*y[1]) / (d1[0]*y[0] + d1[1]*y[1])
+	n1, n2 := math.Hypot(g1[0], g1[1]), math.Hypot(g2[0], g2[1])
+	if cos := (g1[0]*g2[0] + g1[1]*g2[1]) / (n1 * n2); cos <= -0.9 {
+		t.Fatalf("uphill HS cost: the gradients at x₁ and x₂ meet at cos %.3f, the reversal rule's restart", cos)
+	}
+	if up := g2[0]*(-g2[0]+beta*d1[0]) + g2[1]*(-g2[1]+beta*d1[1]); up <= 0 {
+		t.Fatalf("uphill HS cost: g₂·(−g₂ + β·d₁) = %g with β = %g, a descent direction", up, beta)
+	}
+	var xs [][]float64
+	var c CG
+	x := []float64{0, 0}
+	c.Minimize(x, func(x, g []float64) float64 { xs = append(xs, slices.Clone(x)); return cost(x, g) }, 4)
+	want := []float64{centres[2][0] + 1*-g2[0], centres[2][1] + 1*-g2[1]}
+	found := false
+	for i, p := range xs {
+		found = found || (i > 0 && slices.Equal(xs[i-1], centres[2][:]) && slices.Equal(p, want))
+	}
+	if !found {
+		t.Errorf("uphill HS cost: Minimize evaluated %v, not x₂ = %v and then x₂ − g₂ = %v: the restart on an uphill direction was not taken", xs, centres[2], want)
+	}
+	e.name, e.x0 = "uphill Hestenes–Stiefel direction, 2-D", []float64{0, 0}
+	e.ev = func() func(x, g []float64) float64 { return cost }
+	return e
 }
