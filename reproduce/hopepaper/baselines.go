@@ -117,7 +117,9 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 	// pt-SNE's and deep-AE's test error after each epoch, for the report's curves: encoding
 	// all rows and a 5-NN pass take seconds on MNIST against minutes for an epoch.
 	var curve []float64
+	var curveSecs float64
 	epochError := func(name string, tf lowdim.Transformer, ep int) {
+		defer func(t0 time.Time) { curveSecs += time.Since(t0).Seconds() }(time.Now())
 		var ytr, yte mat.Dense
 		err := tf.Transform(&ytr, train.X)
 		if err == nil {
@@ -183,7 +185,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 			pca = pm.(*linproj.PCAModel)
 			fitRows = &dataset.Set{X: pca.Embedding(), Labels: fitRows.Labels, ClassNames: fitRows.ClassNames}
 		}
-		curve = nil
+		curve, curveSecs = nil, 0
 		m, err := r.e.Fit(ctx, fitRows)
 		if err != nil {
 			return fmt.Errorf("reproduce: %s on %s: %w", r.name, train.Name, err)
@@ -222,7 +224,7 @@ func (c *HOPEConfig) runBaselines(ctx context.Context, train, test *dataset.Set,
 			settings += fmt.Sprintf("; learnt from %d random training rows", r.rows.Len())
 		}
 		s.Results = append(s.Results, &HOPEResult{Method: r.name, Settings: settings, Reference: "all training rows", TestError: te,
-			ValidError: math.NaN(), Seconds: secs, Curve: curve, Y: yte})
+			ValidError: math.NaN(), Seconds: secs, Curve: curve, CurveSeconds: curveSecs, Y: yte})
 		c.logf("%s %s: test 5-NN error %.2f%% after %s", train.Name, r.name, 100*te, secs2(secs))
 
 		yex, err := embed(ex)

@@ -141,10 +141,12 @@ type HOPEResult struct {
 	History    []hope.Epoch
 	// Curve holds the test 5-NN error after each fine-tuning epoch of pt-SNE and deep-AE,
 	// for reading how far training has got; nothing is chosen by it.
-	Curve     []float64
-	Y         *mat.Dense // test embedding
-	Exemplars *mat.Dense // embedded exemplars (nil for maps without)
-	ExLabels  []int
+	Curve []float64
+	// CurveSeconds is the time the curve's encodings and 5-NN passes took, within Seconds.
+	CurveSeconds float64
+	Y            *mat.Dense // test embedding
+	Exemplars    *mat.Dense // embedded exemplars (nil for maps without)
+	ExLabels     []int
 	// Centres is set on the k-means rows: how far the map carries each centre from its
 	// cluster's embedding (centres.go).
 	Centres *CentreOffsets

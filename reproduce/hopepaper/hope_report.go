@@ -242,7 +242,7 @@ func (r *HOPEReport) WriteMarkdown(w io.Writer) error {
 			if len(res.Curve) == 0 {
 				continue
 			}
-			p("%s's test 5-NN error (%%) after each fine-tuning epoch (read off, not used to choose anything):", res.Method)
+			p("%s's test 5-NN error (%%) after each fine-tuning epoch (read off, not used to choose anything; its encodings and 5-NN passes took %s of the row's %s):", res.Method, secs2(res.CurveSeconds), secs2(res.Seconds))
 			for i, v := range res.Curve {
 				p(" %d: %s", i+1, reproduce.Num("%.2f", 100*v))
 				if i < len(res.Curve)-1 {

@@ -298,11 +298,14 @@ func TestHOPEEpochCurves(t *testing.T) {
 	if res.Curve[2] != res.TestError {
 		t.Errorf("the last epoch's error %v differs from the row's %v", res.Curve[2], res.TestError)
 	}
+	if !(res.CurveSeconds > 0 && res.CurveSeconds < res.Seconds) {
+		t.Errorf("the curve took %v s of the row's %v s: want a positive part of it", res.CurveSeconds, res.Seconds)
+	}
 	var b strings.Builder
 	if err := r.WriteMarkdown(&b); err != nil {
 		t.Fatal(err)
 	}
-	if want := fmt.Sprintf("after each fine-tuning epoch (read off, not used to choose anything): 1: %.2f,", 100*res.Curve[0]); !strings.Contains(b.String(), want) {
+	if want := fmt.Sprintf("after each fine-tuning epoch (read off, not used to choose anything; its encodings and 5-NN passes took %s of the row's %s): 1: %.2f,", secs2(res.CurveSeconds), secs2(res.Seconds), 100*res.Curve[0]); !strings.Contains(b.String(), want) {
 		t.Errorf("the report lacks %q", want)
 	}
 	if want := "with 2 conjugate-gradient iterations (one line search, gonum counting the start as the first iteration) per mini-batch of 100 rows"; !strings.Contains(b.String(), want) {
