@@ -45,7 +45,7 @@ func (f *hopeFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.jointEpochs, "joint-epochs", 0, fmt.Sprintf("-joint: epochs of joint exemplar learning (default %d)", hope.DefaultJointEpochs))
 	fs.IntVar(&f.epochs, "epochs", 0, fmt.Sprintf("-method hope|shope: passes over the training rows (default %d)", hope.DefaultEpochs))
 	fs.IntVar(&f.batch, "batch", 0, fmt.Sprintf("-method hope|shope: rows per mini-batch (default %d)", hope.DefaultBatch))
-	fs.StringVar(&f.optimizer, "optimizer", "adam", "-method hope|shope|ptsne: adam, or cg (the papers': 3 conjugate-gradient iterations per mini-batch; ptsne's batches are then the paper's 5,000 rows)")
+	fs.StringVar(&f.optimizer, "optimizer", "adam", "-method hope|shope|ptsne: adam, or cg (the papers' conjugate gradients, restarted per mini-batch: 3 iterations for hope and shope, 4, three line searches, for ptsne, whose batches are then the paper's 5,000 rows)")
 	fs.Float64Var(&f.rate, "rate", 0, fmt.Sprintf("-optimizer adam: learning rate (default %g)", hope.DefaultLearningRate))
 	fs.Float64Var(&f.validation, "validation", 0, fmt.Sprintf("-method hope|shope: fraction of each class held out to keep the best epoch (default %g; negative: none, keep the last)", hope.DefaultValidation))
 	fs.DurationVar(&f.maxTime, "max-time", 0, "-method hope|shope: stop training after the first epoch past this `duration` (e.g. 15m; default no limit)")
@@ -202,8 +202,8 @@ const hopeReproduceHelp = "  hope (Min, Guo and Song): HOPE and S-HOPE, each wit
 	"    re-splits USPS's 9,298 rows at random, as the paper did (the ESL split's test digits come\n" +
 	"    from other writers). Each fit stops at its epoch cap or time budget, whichever comes\n" +
 	"    first (HOPE, S-HOPE and the two joint stages 5/15/5/5 minutes on USPS, 15/60/15/15 on\n" +
-	"    MNIST; -budget scales them). The comparison rows add about 12 minutes on USPS and 85 on\n" +
-	"    MNIST, most of it pt-SNE's conjugate gradients (7 and 75 minutes, 30 epochs as in the\n" +
+	"    MNIST; -budget scales them). The comparison rows add about 14 minutes on USPS and 95 on\n" +
+	"    MNIST, most of it pt-SNE's conjugate gradients (9 and 85 minutes, 30 epochs as in the\n" +
 	"    paper), deep-AE about 22 more on USPS (40 epochs of batches of 100) and 110 on MNIST\n" +
 	"    (20 epochs), dt-NCA and dt-MCML about 6 and 3 minutes on USPS (30 epochs) and 17 and 11\n" +
 	"    on MNIST (10 epochs) (plain build, 2 cores);\n" +
@@ -229,7 +229,7 @@ func registerHOPEReproduce(fs *flag.FlagSet) *hopeReproduceFlags {
 		noAugment: fs.Bool("no-augment", false, "hope only: train USPS S-HOPE on the plain rows only (default: rows shifted by up to 1 pixel, plus a plain baseline row)"),
 		ptEpochs:  fs.Int("ptsne-epochs", 0, "hope only: pt-SNE's fine-tuning `epochs` (0: the paper's 30)"),
 		aeEpochs:  fs.Int("deepae-epochs", 0, "hope only: deep-AE's fine-tuning `epochs` (0: 40 on USPS, 20 on MNIST)"),
-		cgIters:   fs.Int("cg-iterations", 0, "hope only: conjugate-gradient `iterations` per batch of pt-SNE, deep-AE, dt-NCA and dt-MCML as gonum counts them, the start the first (0: each network's default, 4 for deep-AE, the three line searches of the papers' minimize.m, and 3, two line searches, for the others, which gain little from a third)"),
+		cgIters:   fs.Int("cg-iterations", 0, "hope only: conjugate-gradient `iterations` per batch of pt-SNE, deep-AE, dt-NCA and dt-MCML as gonum counts them, the start the first (0: each network's default, 4 for pt-SNE and deep-AE, the three line searches of the papers' minimize.m, and 3, two line searches, for dt-NCA and dt-MCML, which gain nothing from a third)"),
 	}
 }
 
