@@ -20,6 +20,7 @@ import (
 	"context"
 	"math"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lowdim/lowdim"
@@ -168,23 +169,38 @@ func Directions(ctx context.Context, x *mat.Dense, edges []Edge, dim int) (*mat.
 	}
 	comp := pca.Components.Slice(0, h, 0, r)
 	xp := mat.DenseCopyOf(pca.Embedding().Slice(0, n, 0, r))
-	// Xᵀ D X and Xᵀ L X = Xᵀ D X − Xᵀ W X, from the edges.
+	// B = Xᵀ D X and A = Xᵀ L X = B − Xᵀ W X. As a rank-one update per row and a rank-two one
+	// per edge they cost (n + |E|)·r² multiply-adds; as the products Xᵀ(DX) and Xᵀ(WX), with
+	// WX summed along the edges (|E|·r), 2n·r² in gonum's blocked, parallel Dgemm whatever k
+	// is. On MNIST's 60,000 rows (plain build, 2 cores, 27 Nov 2026) the whole fit went from
+	// 1m5s to 35 s with the default same-class 5-NN graph and from 14 minutes (beside another
+	// job) to 53 s with a 100-NN one; BenchmarkFitMNIST5000 from 7.6 to 5.1 s (medians of 3,
+	// beside another job). The sums are added in another order: the errors in `lowdim
+	// reproduce hope` did not move.
 	deg := make([]float64, n)
 	for _, e := range edges {
 		deg[e.I] += e.W
 		deg[e.J] += e.W
 	}
-	b := mat.NewSymDense(r, nil)
-	for i := range n {
-		if deg[i] > 0 {
-			b.SymRankOne(b, deg[i], mat.NewVecDense(r, xp.RawRowView(i)))
-		}
-	}
-	a := mat.NewSymDense(r, nil)
-	a.CopySym(b)
+	side := mat.NewDense(n, r, nil) // WX, then DX
 	for _, e := range edges {
-		// −w (x_i x_jᵀ + x_j x_iᵀ)
-		a.RankTwo(a, -e.W, mat.NewVecDense(r, xp.RawRowView(e.I)), mat.NewVecDense(r, xp.RawRowView(e.J)))
+		floats.AddScaled(side.RawRowView(e.I), e.W, xp.RawRowView(e.J))
+		floats.AddScaled(side.RawRowView(e.J), e.W, xp.RawRowView(e.I))
+	}
+	var xwx, xdx mat.Dense
+	xwx.Mul(xp.T(), side)
+	for i := range n {
+		floats.ScaleTo(side.RawRowView(i), deg[i], xp.RawRowView(i))
+	}
+	xdx.Mul(xp.T(), side)
+	// The products are symmetric up to rounding; their mean with the transpose makes them so.
+	b, a := mat.NewSymDense(r, nil), mat.NewSymDense(r, nil)
+	for i := range r {
+		for j := i; j < r; j++ {
+			bij := (xdx.At(i, j) + xdx.At(j, i)) / 2
+			b.SetSym(i, j, bij)
+			a.SetSym(i, j, bij-(xwx.At(i, j)+xwx.At(j, i))/2)
+		}
 	}
 	var chol mat.Cholesky
 	if !chol.Factorize(b) {
