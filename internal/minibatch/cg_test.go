@@ -275,7 +275,8 @@ func TestCGMatchesGonum(t *testing.T) {
 		}
 	}
 	evals = append(evals, reversing...)
-	evals = append(evals, uphillHS(t))
+	uphill := uphillHS(t)
+	evals = append(evals, evaluator{"uphill Hestenes–Stiefel direction, 2-D", []float64{0, 0}, func() func(x, g []float64) float64 { return uphill }})
 	// counted counts the evaluations at a point other than the last one's. Where a direction
 	// holds a NaN every trial point is the same all-NaN point, which the reference's cache does
 	// not evaluate again and Minimize does (at the same cost and gradient, so to the same end).
@@ -401,8 +402,8 @@ func BenchmarkCG(b *testing.B) {
 	}
 }
 
-// uphillHS is a smooth 2-D cost built so that CG's third direction, −g₂ + β·d₁ with β the
-// Hestenes–Stiefel one, points uphill and gonum restarts on −g₂ instead. Strong Wolfe steps
+// uphillHS returns a smooth 2-D cost, started from (0, 0), built so that CG's third direction,
+// −g₂ + β·d₁ with β the Hestenes–Stiefel one, points uphill and gonum restarts on −g₂ instead. Strong Wolfe steps
 // with curvature factor 0.1 make that rare: it needs β·(g₂·d₁) ≥ ‖g₂‖², so the second search
 // must overshoot (g₂·d₁ > 0, at most a tenth of its starting slope) onto a gradient about
 // ten times shorter than the one before, without the two gradients turning past cos⁻¹(−0.9);
@@ -417,11 +418,7 @@ func BenchmarkCG(b *testing.B) {
 // first trial (f falls, |g·d| ≤ 0.1·|g_start·d|); at x₂ the gradients meet at cos −0.78, and
 // β = 0.0541/1.09 gives g₂·(−g₂ + β·d₁) = +3.7·10⁻⁴. The helper checks those numbers and that
 // Minimize's third search starts with a unit step along −g₂, which only the restart takes.
-func uphillHS(t *testing.T) (e struct {
-	name string
-	x0   []float64
-	ev   func() func(x, g []float64) float64
-}) {
+func uphillHS(t *testing.T) func(x, g []float64) float64 {
 	t.Helper()
 	centres := [][2]float64{{0, 0}, {-1, 0}, {-2, -1}}
 	fs := []float64{0, -0.5, -0.6}
@@ -478,7 +475,5 @@ func uphillHS(t *testing.T) (e struct {
 	if !found {
 		t.Errorf("uphill HS cost: Minimize evaluated %v, not x₂ = %v and then x₂ − g₂ = %v: the restart on an uphill direction was not taken", xs, centres[2], want)
 	}
-	e.name, e.x0 = "uphill Hestenes–Stiefel direction, 2-D", []float64{0, 0}
-	e.ev = func() func(x, g []float64) float64 { return cost }
-	return e
+	return cost
 }
