@@ -11,8 +11,8 @@
 // mean of d², which makes d²/β unit-free and of order 1), so that same-class dissimilarities stay below 1 and grow slowly while different-class ones
 // start at 1 − α and grow fast (α ∈ (0, 1] lets a close pair of different classes still be
 // nearer than a far pair of one class). Each row is joined to its K nearest rows under D, the
-// graph is made undirected, geodesic dissimilarities are the shortest paths (gonum/graph's
-// Dijkstra from every row) and classical MDS (package baseline/cmds) embeds them.
+// graph is made undirected, geodesic dissimilarities are the shortest paths (Dijkstra from
+// every row, package baseline/internal/graph's, as Isomap's) and classical MDS (package baseline/cmds) embeds them.
 //
 // The method needs every row's label. New rows, whose labels are unknown, are placed by a
 // regularised Gaussian RBF network trained on the embedding, as the paper places them with a
@@ -30,14 +30,12 @@ import (
 	"slices"
 	"sort"
 
-	"gonum.org/v1/gonum/graph/path"
-	"gonum.org/v1/gonum/graph/simple"
-	"gonum.org/v1/gonum/graph/topo"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lowdim/lowdim"
 	"github.com/lowdim/lowdim/baseline/cmds"
 	"github.com/lowdim/lowdim/baseline/internal/classes"
+	"github.com/lowdim/lowdim/baseline/internal/graph"
 	"github.com/lowdim/lowdim/baseline/internal/oos"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/neighbors"
@@ -65,7 +63,7 @@ type SIsomap struct {
 	Centers int
 	// Seed seeds the choice of the network's centres.
 	Seed uint64
-	// Progress, if not nil, receives ("sisomap neighbours", rows, n) and ("sisomap paths", rows, n).
+	// Progress, if not nil, receives ("geodesics", rows, n) as the shortest paths are found.
 	Progress lowdim.Progress
 }
 
@@ -167,34 +165,16 @@ func (s SIsomap) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) 
 	if err != nil {
 		return nil, err
 	}
-	g := simple.NewWeightedUndirectedGraph(0, math.Inf(1))
-	for i := range n {
-		g.AddNode(simple.Node(i))
+	g := graph.FromLists(nbr, dis) // an edge whose exp(d²/2β) overflowed has no finite path
+	if c, _ := g.Components(); c > 1 {
+		return nil, &DisconnectedError{K: k, Components: c}
 	}
-	for i := range n {
-		for a, j := range nbr[i] {
-			if math.IsInf(dis[i][a], 1) {
-				continue // exp(d²/2β) overflowed: no finite path through this edge
-			}
-			if e := g.WeightedEdge(int64(i), int64(j)); e == nil || dis[i][a] < e.Weight() {
-				g.SetWeightedEdge(simple.WeightedEdge{F: simple.Node(i), T: simple.Node(j), W: dis[i][a]})
-			}
-		}
+	// The upper triangle is Dijkstra from the smaller index, as a symmetric matrix reads it.
+	geoRaw := make([]float64, n*n)
+	if err := g.ShortestPaths(ctx, geoRaw, s.Progress); err != nil {
+		return nil, err
 	}
-	if cc := topo.ConnectedComponents(g); len(cc) > 1 {
-		return nil, &DisconnectedError{K: k, Components: len(cc)}
-	}
-	geo := mat.NewSymDense(n, nil)
-	for i := range n {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		sp := path.DijkstraFrom(simple.Node(i), g)
-		for j := i + 1; j < n; j++ {
-			geo.SetSym(i, j, sp.WeightTo(int64(j)))
-		}
-		s.Progress.Report("sisomap paths", i+1, n)
-	}
+	geo := mat.NewSymDense(n, geoRaw)
 	m, err := cmds.FromDistances(ctx, geo, dim)
 	if err != nil {
 		return nil, err

@@ -4,9 +4,11 @@
 package graph
 
 import (
+	"cmp"
 	"context"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 
@@ -85,6 +87,48 @@ func Symmetrise(g *neighbors.Graph) *Graph {
 		out.Start[i+1] = len(out.Adj)
 	}
 	return out
+}
+
+// FromLists returns the undirected graph with an edge i–j of length w[i][a] for every
+// j = nbr[i][a]: where a pair is listed from both ends (a dissimilarity computed twice may differ
+// in its last bits) the shorter length is kept, and a length of +Inf is no edge. Neighbour
+// graphs under something other than the Euclidean distance (supervised Isomap's
+// label-aware dissimilarity) come this way.
+func FromLists(nbr [][]int, w [][]float64) *Graph {
+	n := len(nbr)
+	type edge struct {
+		j int32
+		w float64
+	}
+	rows := make([][]edge, n)
+	for i, js := range nbr {
+		for a, j := range js {
+			if math.IsInf(w[i][a], 1) {
+				continue
+			}
+			rows[i] = append(rows[i], edge{int32(j), w[i][a]})
+			rows[j] = append(rows[j], edge{int32(i), w[i][a]})
+		}
+	}
+	g := &Graph{N: n, Start: make([]int, n+1)}
+	for i, r := range rows {
+		slices.SortFunc(r, func(a, b edge) int {
+			if c := cmp.Compare(a.j, b.j); c != 0 {
+				return c
+			}
+			return cmp.Compare(a.w, b.w)
+		})
+		for t, e := range r {
+			if t > 0 && e.j == r[t-1].j {
+				continue
+			}
+			g.Adj = append(g.Adj, e.j)
+			g.W = append(g.W, e.w)
+		}
+		g.Start[i+1] = len(g.Adj)
+		rows[i] = nil
+	}
+	return g
 }
 
 type pairs struct {
