@@ -19,7 +19,9 @@
 //	quality       trustworthiness/continuity, smoothed and rank-based precision/recall,
 //	              P/R curves, k-NN error, prec(h), F-measure
 //	linproj       PCA (and later LSP / Most Likely Embedding)
-//	baseline/cmds classical (Torgerson) MDS
+//	baseline/internal/eigs  a few extreme eigenpairs of large symmetric matrices (Lanczos;
+//	              shift-invert on sparse ones), which gonum lacks
+//	baseline/cmds classical (Torgerson) MDS (eigs above 1,000 objects)
 //	baseline/lda, nca, mcml, lpp, lmnn
 //	              supervised linear maps y = W(x − μ): Fisher LDA, NCA, MCML, LPP, LMNN; they share
 //	              baseline/internal/classes (label checks), linmap (the model), stochnb (NCA/MCML sums)
@@ -41,8 +43,8 @@
 //	baseline/dtse dt-MCML and dt-NCA (Min et al. 2010): ptsne's RBM-pretrained network
 //	              fine-tuned by per-batch CG to collapse classes, with Transform
 //	baseline/isomap, laplacian, lle (standard, Hessian, LTSA), mds (SMACOF, Sammon, CCA, CDA,
-//	              local MDS): the papers' unsupervised baselines; baseline/internal/graph and
-//	              eigs hold their k-NN graphs, geodesics and sparse/Lanczos eigensolvers;
+//	              local MDS): the papers' unsupervised baselines; baseline/internal/graph
+//	              holds their (and sisomap's) k-NN graphs and geodesics;
 //	              baseline/internal/oos checks their (and sisomap's) Transform arguments
 //	nerv          NeRV, t-NeRV, SNE, t-SNE and supervised NeRV
 //	pe            Parametric Embedding of class posteriors (Iwata et al.); pe.Run steps its fit

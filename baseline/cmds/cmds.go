@@ -11,6 +11,7 @@ package cmds
 
 import (
 	"context"
+	"errors"
 	"math"
 	"runtime"
 	"sync"
@@ -20,6 +21,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/lowdim/lowdim"
+	"github.com/lowdim/lowdim/baseline/internal/eigs"
 	"github.com/lowdim/lowdim/dataset"
 	"github.com/lowdim/lowdim/internal/membudget"
 	"github.com/lowdim/lowdim/linproj"
@@ -30,7 +32,8 @@ import (
 // covariance, or a thin SVD), whose result is the same up to rounding (tested). The n×n
 // route costs O(n²) memory and O(n³) time in the tridiagonal reduction: measured on the
 // project machine, n = 1000 takes 1.4 s and n = 1797 (digits) 7.3 s, against milliseconds
-// for PCA at H = 64.
+// for PCA at H = 64. It is also where FromDistances, which has no features to fall back on,
+// leaves the reduction for Lanczos (see topEigen): 0.9 s at n = 5,000 (BenchmarkFromDistances).
 const DirectLimit = 1000
 
 // CMDS embeds features by classical MDS of their Euclidean distances.
@@ -174,11 +177,12 @@ func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
 
 // Bytes estimates the memory FromDistances (and Fit's n×n route) takes for n objects beyond its
 // input: three n×n float64 matrices at once — the squared distances, the doubly centred B and
-// the eigensolver's working copy of B — and O(n) vectors (the tridiagonal reduction's blocked
-// work space, 32 columns). Both check it against the available memory (package
-// lowdim/internal/membudget) before they allocate, and refuse when it does not fit. (When
-// inverse iteration fails its check, the fallback to a full mat.EigenSym takes two more n×n
-// matrices; that is rare and not counted.)
+// the tridiagonal reduction's working copy of B (above DirectLimit only if Lanczos falls back
+// to it; Lanczos's own basis of at most max(60·D, 600) n-vectors is smaller) — and O(n)
+// vectors (the reduction's blocked work space, 32 columns). Both check it against the
+// available memory (package lowdim/internal/membudget) before they allocate, and refuse when
+// it does not fit. (When inverse iteration fails its check, the fallback to a full
+// mat.EigenSym takes two more n×n matrices; that is rare and not counted.)
 func Bytes(n int) int64 { return membudget.Square(n, 3) + 8*64*int64(n) }
 
 // need is the membudget check of the n×n route.
@@ -209,7 +213,7 @@ func fromSquared(ctx context.Context, sq []float64, n, dim int, scale float64, p
 		}
 	}
 	prog.Report("cmds", 0, 1)
-	vals, vecs, err := linproj.TopEigenSym(ctx, b, dim)
+	vals, vecs, err := topEigen(ctx, b, dim)
 	if err != nil {
 		return nil, err
 	}
@@ -238,6 +242,47 @@ func fromSquared(ctx context.Context, sq []float64, n, dim int, scale float64, p
 	}
 	prog.Report("cmds", 1, 1)
 	return &Model{Y: y, Eigenvalues: vals}, nil
+}
+
+// topEigen returns B's dim algebraically largest eigenpairs. Up to DirectLimit objects it reduces
+// B to tridiagonal form (linproj.TopEigenSym, exact to rounding, O(n³)); above, it runs Lanczos
+// on B (package baseline/internal/eigs, as Isomap does), O(n²) a step and some tens of steps,
+// with B's rows multiplied in parallel: the reduction took 202 s of a 223 s supervised Isomap
+// fit of 5,000 MNIST digits (one core, since gonum's dsytrd is serial). Should Lanczos not
+// converge within its basis, the tridiagonal route gives the answer.
+func topEigen(ctx context.Context, b *mat.SymDense, dim int) ([]float64, *mat.Dense, error) {
+	n := b.SymmetricDim()
+	if n <= DirectLimit {
+		return linproj.TopEigenSym(ctx, b, dim)
+	}
+	// Mirror the upper triangle so that each row is contiguous for the products; the
+	// SymDense itself reads the upper triangle only.
+	raw := b.RawSymmetric()
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			raw.Data[j*raw.Stride+i] = raw.Data[i*raw.Stride+j]
+		}
+	}
+	workers := min(runtime.NumCPU(), n)
+	chunk := (n + workers - 1) / workers
+	apply := func(dst, src []float64) {
+		var wg sync.WaitGroup
+		for lo := 0; lo < n; lo += chunk {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := lo; i < min(lo+chunk, n); i++ {
+					dst[i] = floats.Dot(raw.Data[i*raw.Stride:i*raw.Stride+n], src)
+				}
+			}()
+		}
+		wg.Wait()
+	}
+	vals, vecs, err := eigs.Largest(ctx, n, dim, apply, 0)
+	if errors.Is(err, eigs.ErrNoConvergence) {
+		return linproj.TopEigenSym(ctx, b, dim)
+	}
+	return vals, vecs, err
 }
 
 // zeroSmall zeroes the columns whose eigenvalue is not positive beyond rounding.

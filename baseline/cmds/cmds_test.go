@@ -3,6 +3,7 @@ package cmds
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -210,20 +211,26 @@ func TestBadDistances(t *testing.T) {
 	}
 }
 
-func BenchmarkFromDistances1000(b *testing.B) {
-	r := rand.New(rand.NewPCG(1, 1))
-	x := mat.NewDense(1000, 10, nil)
-	for i := 0; i < 1000; i++ {
-		for j := 0; j < 10; j++ {
-			x.Set(i, j, r.NormFloat64())
-		}
-	}
-	d := distances(x)
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := FromDistances(context.Background(), d, 2); err != nil {
-			b.Fatal(err)
-		}
+// BenchmarkFromDistances: Euclidean distances of n Gaussian points in 10-D; n = 1,000 takes the
+// tridiagonal reduction, n = 5,000 Lanczos.
+func BenchmarkFromDistances(b *testing.B) {
+	for _, n := range []int{1000, 5000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := rand.New(rand.NewPCG(1, 1))
+			x := mat.NewDense(n, 10, nil)
+			for i := 0; i < n; i++ {
+				for j := 0; j < 10; j++ {
+					x.Set(i, j, r.NormFloat64())
+				}
+			}
+			d := distances(x)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := FromDistances(context.Background(), d, 2); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
 
@@ -235,4 +242,133 @@ func BenchmarkFitDigits(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestLanczosRoute: above DirectLimit objects FromDistances takes Lanczos instead of the
+// tridiagonal reduction. On all 1,797 digits its embedding and eigenvalues equal PCA's to the
+// tolerance of TestEqualsPCA; on L1 distances (non-Euclidean: B has negative eigenvalues) its
+// eigenpairs equal the reduction's (linproj.TopEigenSym on the same B) to 1e-10 relative, up
+// to the vectors' signs; and points on a line still give an exact zero second column.
+func TestLanczosRoute(t *testing.T) {
+	ctx := context.Background()
+	d := dataset.Digits()
+	if d.Len() <= DirectLimit {
+		t.Fatalf("%d digits do not exceed DirectLimit %d", d.Len(), DirectLimit)
+	}
+	pm, err := linproj.PCA{Dim: 3}.Fit(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := pm.Embedding()
+	scale := mat.Norm(want, math.Inf(1))
+	m, err := FromDistances(ctx, distances(d.X), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if dd := maxAbsDiff(m.Y, want); dd > 1e-9*scale {
+		t.Errorf("digits: differs from PCA by %g (scale %g)", dd, scale)
+	}
+	for k, v := range pm.(*linproj.PCAModel).Variance {
+		if w := v * float64(d.Len()-1); math.Abs(m.Eigenvalues[k]-w) > 1e-9*w {
+			t.Errorf("digits: eigenvalue %d = %g, want %g", k, m.Eigenvalues[k], w)
+		}
+	}
+
+	// L1 distances of 1,100 random points in 5-D.
+	const n = 1100
+	r := rand.New(rand.NewPCG(3, 4))
+	x := make([][5]float64, n)
+	for i := range x {
+		for a := range x[i] {
+			x[i][a] = r.NormFloat64()
+		}
+	}
+	l1 := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			s := 0.0
+			for a := range 5 {
+				s += math.Abs(x[i][a] - x[j][a])
+			}
+			l1.SetSym(i, j, s)
+		}
+	}
+	sq, _, err := dataset.SquaredDistances("test", l1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := mat.NewSymDense(n, nil)
+	rowMean := make([]float64, n)
+	for i := range n {
+		for j := range n {
+			rowMean[i] += sq[i*n+j] / n
+		}
+	}
+	grand := 0.0
+	for _, v := range rowMean {
+		grand += v / n
+	}
+	for i := range n {
+		for j := i; j < n; j++ {
+			b.SetSym(i, j, -0.5*(sq[i*n+j]-rowMean[i]-rowMean[j]+grand))
+		}
+	}
+	ref := mat.NewSymDense(n, nil)
+	ref.CopySym(b)
+	lowest, _, err := linproj.TopEigenSym(ctx, scaled(ref, -1), 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(lowest[0] > 0) {
+		t.Fatalf("L1 distances: smallest eigenvalue of B %g, want negative (non-Euclidean)", -lowest[0])
+	}
+	wv, wvec, err := linproj.TopEigenSym(ctx, ref, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gv, gvec, err := topEigen(ctx, b, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k := range 3 {
+		if math.Abs(gv[k]-wv[k]) > 1e-10*math.Abs(wv[0]) {
+			t.Errorf("L1: eigenvalue %d = %.15g, reduction %.15g", k, gv[k], wv[k])
+		}
+		s := math.Copysign(1, mat.Dot(gvec.ColView(k), wvec.ColView(k)))
+		worst := 0.0
+		for i := range n {
+			worst = math.Max(worst, math.Abs(s*gvec.At(i, k)-wvec.At(i, k)))
+		}
+		if worst > 1e-8 {
+			t.Errorf("L1: eigenvector %d differs by %g", k, worst)
+		}
+	}
+
+	// A line: one positive eigenvalue, the second column exactly zero.
+	line := mat.NewSymDense(n, nil)
+	for i := range n {
+		for j := i + 1; j < n; j++ {
+			line.SetSym(i, j, float64(j-i))
+		}
+	}
+	m, err = FromDistances(ctx, line, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mean := float64(n-1) / 2
+	for i := range n {
+		if w := float64(i) - mean; math.Abs(math.Abs(m.Y.At(i, 0))-math.Abs(w)) > 1e-9*mean {
+			t.Fatalf("line: y[%d] = %g, want ±%g", i, m.Y.At(i, 0), w)
+		}
+		if m.Y.At(i, 1) != 0 {
+			t.Fatalf("line: second column not zero at row %d: %g", i, m.Y.At(i, 1))
+		}
+	}
+}
+
+// scaled returns s·a as a new matrix.
+func scaled(a *mat.SymDense, s float64) *mat.SymDense {
+	var c mat.SymDense
+	c.ScaleSym(s, a)
+	return &c
 }
