@@ -126,12 +126,16 @@ func (e MRE) Fit(ctx context.Context, d *dataset.Set) (lowdim.Model, error) {
 	if s.Dim > h {
 		return nil, dataset.Invalidf("mre: Dim %d exceeds the %d columns (the start is PCA)", s.Dim, h)
 	}
-	if err := membudget.Check(membudget.Need{Who: "mre", N: n, What: "the n×n feature neighbourhoods P¹",
-		Bytes: 8 * int64(n) * int64(n), PerN: func(m int) int64 { return 8 * int64(m) * int64(m) }}); err != nil {
-		return nil, err
-	}
 	labels, err := classLabels(d, s.ClassWeight)
 	if err != nil {
+		return nil, err
+	}
+	squares := int64(2) // P¹ and the feature kernel (see objective)
+	if labels != nil {
+		squares++ // the class kernel
+	}
+	if err := membudget.Check(membudget.Need{Who: "mre", N: n, What: "the n×n feature neighbourhoods P¹ and the relations' kernels",
+		Bytes: squares * 8 * int64(n) * int64(n), PerN: func(m int) int64 { return squares * 8 * int64(m) * int64(m) }}); err != nil {
 		return nil, err
 	}
 	p := pairwiseSq(d.X)
@@ -309,10 +313,13 @@ func pairwiseSq(x *mat.Dense) *mat.Dense {
 	return p
 }
 
-// parallel runs f(lo, hi) over fixed blocks of 64 rows of 0..n−1 on at most w goroutines; the
-// blocks do not depend on w, so neither do the results.
+// tile is the block of rows parallel hands out, and pass 0's tile of the kernels.
+const tile = 64
+
+// parallel runs f(lo, hi) over fixed blocks of tile rows of 0..n−1 on at most w goroutines;
+// the blocks do not depend on w, so neither do the results.
 func parallel(ctx context.Context, n, w int, f func(lo, hi int)) error {
-	const block = 64
+	const block = tile
 	nb := (n + block - 1) / block
 	var (
 		wg   sync.WaitGroup

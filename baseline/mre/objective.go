@@ -31,6 +31,12 @@ type objective struct {
 	logZ1, logZ2      []float64
 	invZ1, invZ2      []float64 // exp(−log Z): pass 2's q_ij = exp(−d_ij)·invZ_i when nothing overflows
 	rowCost, rowScale []float64 // per row: cost terms; class-scale gradient terms (n×dim)
+	// e1 and e2 hold exp(−d¹_ij) and exp(−d²_ij) at the current point, n×n with both
+	// triangles (e2 only between rows in the class relation): each pair's two exponentials
+	// once, where the passes would take eight. d_ij = d_ji to the bit ((−t)² = t²), so the
+	// stored values are those the passes computed before, and E and its gradient are
+	// unchanged to the bit.
+	e1, e2 []float64
 }
 
 // newObjective takes over p (P¹, overwritten by S).
@@ -39,7 +45,10 @@ func newObjective(p *mat.Dense, labels []int, w float64, dim, workers int) *obje
 	o := &objective{s: p, labels: labels, w: w, n: n, dim: dim, workers: workers,
 		grad: make([]float64, n*dim+dim), logZ1: make([]float64, n), logZ2: make([]float64, n),
 		invZ1: make([]float64, n), invZ2: make([]float64, n),
-		rowCost: make([]float64, n), rowScale: make([]float64, n*dim)}
+		rowCost: make([]float64, n), rowScale: make([]float64, n*dim), e1: make([]float64, n*n)}
+	if labels != nil {
+		o.e2 = make([]float64, n*n)
+	}
 	for i := range n {
 		for _, v := range p.RawRowView(i) {
 			if v > 0 {
@@ -89,8 +98,55 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 	for a, v := range r {
 		r2[a] = v * v
 	}
-	// Pass 1: the normalisers log Z_i of both relations and each row's cost terms.
+	// Pass 0: the kernels, each pair (i, j > i) once, in tiles of the blocks of rows that
+	// parallel hands out (the tile and its mirror image written a row at a time); the values
+	// do not depend on the workers.
+	in2 := func(i int) bool { return o.labels != nil && o.labels[i] >= 0 }
 	err := parallel(ctx, n, o.workers, func(lo, hi int) {
+		var t1, t2 [tile * tile]float64
+		for jlo := lo; jlo < n; jlo += tile {
+			jhi := min(jlo+tile, n)
+			w := jhi - jlo
+			for i := lo; i < hi; i++ {
+				yi := y[i*dim : i*dim+dim]
+				both := in2(i)
+				for j := max(jlo, i+1); j < jhi; j++ {
+					var d1, d2 float64
+					for a, v := range yi {
+						t := v - y[j*dim+a]
+						d1 += t * t
+						d2 += r2[a] * t * t
+					}
+					t1[(i-lo)*w+j-jlo] = expOrZero(-d1)
+					if both && in2(j) {
+						t2[(i-lo)*w+j-jlo] = expOrZero(-d2)
+					}
+				}
+			}
+			// Row i of the tile holds j ≥ max(jlo, i+1): copy those, and mirror them.
+			put := func(e []float64, t *[tile * tile]float64) {
+				for i := lo; i < hi; i++ {
+					for j := max(jlo, i+1); j < jhi; j++ {
+						e[i*n+j] = t[(i-lo)*w+j-jlo]
+					}
+				}
+				for j := jlo; j < jhi; j++ {
+					for i := lo; i < min(hi, j); i++ {
+						e[j*n+i] = t[(i-lo)*w+j-jlo]
+					}
+				}
+			}
+			put(o.e1, &t1)
+			if o.e2 != nil {
+				put(o.e2, &t2)
+			}
+		}
+	})
+	if err != nil {
+		return 0, err
+	}
+	// Pass 1: the normalisers log Z_i of both relations and each row's cost terms.
+	err = parallel(ctx, n, o.workers, func(lo, hi int) {
 		d := make([]float64, n)
 		for i := lo; i < hi; i++ {
 			yi := y[i*dim : i*dim+dim]
@@ -105,7 +161,7 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 				d[j] = s
 				half += srow[j] * s
 			}
-			o.logZ1[i] = logSumExpNeg(d, i, nil, -1)
+			o.logZ1[i] = logSumExpNeg(d, o.e1[i*n:i*n+n], i, nil, -1)
 			o.rowCost[i] = half/2 + o.logZ1[i]
 			if o.labels == nil || o.labels[i] < 0 {
 				continue
@@ -123,7 +179,7 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 					same += s
 				}
 			}
-			o.logZ2[i] = logSumExpNeg(d, i, o.labels, 0)
+			o.logZ2[i] = logSumExpNeg(d, o.e2[i*n:i*n+n], i, o.labels, 0)
 			o.rowCost[i] += o.w * (same/o.size[i] + o.logZ2[i])
 		}
 	})
@@ -143,7 +199,11 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 			rs := o.rowScale[i*dim : i*dim+dim]
 			clear(rs)
 			srow := o.s.RawRowView(i)
+			e1, e2 := o.e1[i*n:i*n+n], o.e2
 			in2 := o.labels != nil && o.labels[i] >= 0
+			if in2 {
+				e2 = e2[i*n : i*n+n]
+			}
 			for j := range n {
 				if j == i {
 					continue
@@ -154,7 +214,7 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 					d1 += t * t
 					d2 += r2[a] * t * t
 				}
-				qij, qji := qPair(d1, o.logZ1[i], o.logZ1[j], o.invZ1[i], o.invZ1[j])
+				qij, qji := qPair(e1[j], d1, o.logZ1[i], o.logZ1[j], o.invZ1[i], o.invZ1[j])
 				c := 2 * (srow[j] - qij - qji)
 				var c2, own float64
 				if in2 && o.labels[j] >= 0 {
@@ -162,7 +222,7 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 					if o.labels[j] == o.labels[i] {
 						p = 1 / o.size[i]
 					}
-					qij, qji := qPair(d2, o.logZ2[i], o.logZ2[j], o.invZ2[i], o.invZ2[j])
+					qij, qji := qPair(e2[j], d2, o.logZ2[i], o.logZ2[j], o.invZ2[i], o.invZ2[j])
 					c2 = 2 * o.w * (2*p - qij - qji)
 					own = 2 * o.w * (p - qij)
 				}
@@ -195,23 +255,31 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 	return f, nil
 }
 
-// qPair returns q_ij = exp(−d − log Z_i) and q_ji = exp(−d − log Z_j). The exponential is the
-// cost of the gradient pass, so one exp(−d) serves both when neither it nor exp(−log Z)
-// leaves the range of float64 (log Z ≥ −m, m the row's smallest d, so that holds unless a
-// row's nearest neighbour is more than about 26 kernel widths away); otherwise each is
-// computed apart.
-func qPair(d, lzi, lzj, izi, izj float64) (qij, qji float64) {
+// qPair returns q_ij = exp(−d − log Z_i) and q_ji = exp(−d − log Z_j), given e = exp(−d): one
+// stored exponential serves both when neither it nor exp(−log Z) leaves the range of float64
+// (log Z ≥ −m, m the row's smallest d, so that holds unless a row's nearest neighbour is more
+// than about 26 kernel widths away); otherwise each is computed apart.
+func qPair(e, d, lzi, lzj, izi, izj float64) (qij, qji float64) {
 	if d < 700 && lzi > -700 && lzj > -700 {
-		e := math.Exp(-d)
 		return e * izi, e * izj
 	}
-	return math.Exp(-d - lzi), math.Exp(-d - lzj)
+	return expOrZero(-d - lzi), expOrZero(-d - lzj)
+}
+
+// expOrZero is math.Exp(x), without the call below −746, where it is 0 (math.Exp returns 0
+// below −745.13): once the class scales have grown, most pairs of different classes are
+// there, and the call was most of the gradient pass.
+func expOrZero(x float64) float64 {
+	if x < -746 {
+		return 0
+	}
+	return math.Exp(x)
 }
 
 // logSumExpNeg returns log Σ_{j≠i} exp(−d_j), over the j with labels[j] ≥ from when labels
-// is not nil. It sums exp(−d_j) directly when the smallest d_j is below 700 (no underflow of
-// the largest term) and shifts by the smallest d_j otherwise.
-func logSumExpNeg(d []float64, i int, labels []int, from int) float64 {
+// is not nil. It sums e_j = exp(−d_j) directly when the smallest d_j is below 700 (no
+// underflow of the largest term) and shifts by the smallest d_j otherwise.
+func logSumExpNeg(d, e []float64, i int, labels []int, from int) float64 {
 	var z float64
 	m := math.Inf(1)
 	for j, v := range d {
@@ -219,10 +287,15 @@ func logSumExpNeg(d []float64, i int, labels []int, from int) float64 {
 			m = v
 		}
 	}
-	shift := 0.0
-	if m >= 700 {
-		shift = m
+	if m < 700 {
+		for j, v := range e {
+			if j != i && (labels == nil || labels[j] >= from) {
+				z += v
+			}
+		}
+		return math.Log(z)
 	}
+	shift := m
 	for j, v := range d {
 		if j != i && (labels == nil || labels[j] >= from) {
 			z += math.Exp(shift - v)
