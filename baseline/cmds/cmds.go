@@ -33,7 +33,7 @@ import (
 // route costs O(n²) memory and O(n³) time in the tridiagonal reduction: measured on the
 // project machine, n = 1000 takes 1.4 s and n = 1797 (digits) 7.3 s, against milliseconds
 // for PCA at H = 64. It is also where FromDistances, which has no features to fall back on,
-// leaves the reduction for Lanczos (see topEigen): 0.9 s at n = 5,000 (BenchmarkFromDistances).
+// leaves the reduction for Lanczos (see topEigen): 1.0 s at n = 5,000 (BenchmarkFromDistances).
 const DirectLimit = 1000
 
 // CMDS embeds features by classical MDS of their Euclidean distances.
