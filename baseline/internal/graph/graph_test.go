@@ -78,3 +78,33 @@ func BenchmarkShortestPaths(b *testing.B) {
 		}
 	})
 }
+
+// TestFromLists: a pair listed from both ends keeps the shorter length (the lists may disagree
+// in the last bits), a +Inf length is no edge, and each vertex's neighbours come out ascending
+// and once.
+func TestFromLists(t *testing.T) {
+	nbr := [][]int{{2, 1}, {0}, {0, 3}, {1}}
+	w := [][]float64{{5, 1.0000000000000002}, {1}, {4, math.Inf(1)}, {7}}
+	g := FromLists(nbr, w)
+	want := map[[2]int]float64{{0, 1}: 1, {0, 2}: 4, {1, 0}: 1, {1, 3}: 7, {2, 0}: 4, {3, 1}: 7}
+	got := map[[2]int]float64{}
+	for i := range g.N {
+		for k := g.Start[i]; k < g.Start[i+1]; k++ {
+			if k > g.Start[i] && g.Adj[k] <= g.Adj[k-1] {
+				t.Errorf("vertex %d: neighbours not ascending and distinct: %v", i, g.Adj[g.Start[i]:g.Start[i+1]])
+			}
+			got[[2]int{i, int(g.Adj[k])}] = g.W[k]
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("edges %v, want %v", got, want)
+	}
+	for e, v := range want {
+		if got[e] != v {
+			t.Errorf("edge %v: length %v, want %v", e, got[e], v)
+		}
+	}
+	if c, _ := g.Components(); c != 1 {
+		t.Errorf("%d components, want 1", c)
+	}
+}
