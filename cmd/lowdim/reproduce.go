@@ -25,8 +25,8 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"    Embedding in 10-fold cross-validation with a paired t-test, and the precision–recall\n"+
 			"    trade-off over λ. Writes nerv.md. About 30–40 minutes on 2 cores, plus up to 25 per data\n"+
 			"    set for the other Table 2 rows (measured on Letter with the machine heavily loaded), and\n"+
-			"    about an hour for §5's validation of S-Isomap's and MRE's settings (-inner-folds -1\n"+
-			"    skips it); -quick about a minute.\n"+
+			"    about 45 minutes for §5's 3-fold validation of S-Isomap's and MRE's settings\n"+
+			"    (-inner-rounds 1 a third of it, -inner-folds -1 none); -quick about a minute.\n"+
 			"  pe (Iwata et al., Neural Computation 2007): naive Bayes posteriors of BBC news and\n"+
 			"    Reuters R8 embedded by PE against MDS2 and SNE (prec(h), per-class F-measure), the\n"+
 			"    semi-supervised MNIST 0–4 digits with 10 and 100 labels per class, an LDA topic map\n"+

@@ -23,7 +23,7 @@ func registerNervSupervised(fs *flag.FlagSet) *nervSupervisedFlags {
 		methods: fs.String("methods", "", "nerv and hope: comma-separated `methods` to run, the report naming the rows left out (default all): for nerv, of the supervised comparison's "+
 			strings.Join(nervpaper.SupervisedMethods, ", ")+"; for hope, of the comparison rows "+strings.Join(hopepaper.HOPEBaselines, ", ")+" (HOPE and S-HOPE run unless -only baselines)"),
 		innerFolds:  fs.Int("inner-folds", 0, "nerv only: parts of each fold's training rows in which S-Isomap's α and K and MRE's σ are chosen by held-out 5-NN error (default 3; -1 no validation: the package defaults)"),
-		innerRounds: fs.Int("inner-rounds", 0, "nerv only: how many of those parts are held out in turn (default 1, a single split; as many as -inner-folds for full cross-validation, at that many times the cost)"),
+		innerRounds: fs.Int("inner-rounds", 0, "nerv only: how many of those parts are held out in turn (default all of them, full cross-validation; 1 with -quick; 1 is a single split, at 1/-inner-folds of the cost)"),
 	}
 }
 

@@ -325,3 +325,27 @@ func TestSIsomapValidationWorkers(t *testing.T) {
 		t.Errorf("1 worker chose %+v, 3 workers %+v; want the same setting in the grid", got[0], got[1])
 	}
 }
+
+// TestInnerDefaults: S-Isomap's and MRE's settings are chosen by full 3-fold inner
+// cross-validation unless asked otherwise; -quick keeps one split; no validation has no rounds.
+func TestInnerDefaults(t *testing.T) {
+	for _, c := range []struct {
+		in           Config
+		folds, round int
+		text         string
+	}{
+		{Config{}, 3, 3, "3-fold inner cross-validation"},
+		{Config{Quick: true}, 3, 1, "one inner split (1/3 of the training rows held out)"},
+		{Config{InnerRounds: 1}, 3, 1, "one inner split (1/3 of the training rows held out)"},
+		{Config{InnerFolds: 5, InnerRounds: 2}, 5, 2, "2 of 5 inner folds held out in turn"},
+		{Config{InnerFolds: -1}, -1, 0, ""},
+	} {
+		c.in.defaults()
+		if c.in.InnerFolds != c.folds || c.in.InnerRounds != c.round {
+			t.Errorf("%+v: %d folds, %d rounds; want %d, %d", c.in, c.in.InnerFolds, c.in.InnerRounds, c.folds, c.round)
+		}
+		if c.text != "" && innerText(c.in) != c.text {
+			t.Errorf("%d folds, %d rounds: %q, want %q", c.folds, c.round, innerText(c.in), c.text)
+		}
+	}
+}
