@@ -21,7 +21,7 @@
 //	linproj       PCA (and later LSP / Most Likely Embedding)
 //	baseline/internal/eigs  a few extreme eigenpairs of large symmetric matrices (Lanczos;
 //	              shift-invert on sparse ones), which gonum lacks
-//	baseline/cmds classical (Torgerson) MDS (eigs above 1,000 objects)
+//	baseline/cmds classical (Torgerson) MDS (eigs above 3,000 objects)
 //	baseline/lda, nca, mcml, lpp, lmnn
 //	              supervised linear maps y = W(x − μ): Fisher LDA, NCA, MCML, LPP, LMNN; they share
 //	              baseline/internal/classes (label checks), linmap (the model), stochnb (NCA/MCML sums)

@@ -32,9 +32,16 @@ import (
 // covariance, or a thin SVD), whose result is the same up to rounding (tested). The n×n
 // route costs O(n²) memory and O(n³) time in the tridiagonal reduction: measured on the
 // project machine, n = 1000 takes 1.4 s and n = 1797 (digits) 7.3 s, against milliseconds
-// for PCA at H = 64. It is also where FromDistances, which has no features to fall back on,
-// leaves the reduction for Lanczos (see topEigen): 1.0 s at n = 5,000 (BenchmarkFromDistances).
+// for PCA at H = 64.
 const DirectLimit = 1000
+
+// LanczosAbove is the number of objects above which FromDistances, which has no features to
+// fall back on, finds the eigenpairs by Lanczos instead of the tridiagonal reduction (see
+// topEigen): 1.0 s at n = 5,000 (BenchmarkFromDistances) where the reduction takes minutes.
+// Below it the reduction, exact to rounding, stays: NeRV started from classical MDS of KL
+// distances between near-one-hot posteriors (reproduce pe's SNE) proved to depend on the last
+// bits of its start, collapsing onto one point from the Lanczos start of 2,225 BBC documents.
+const LanczosAbove = 3000
 
 // CMDS embeds features by classical MDS of their Euclidean distances.
 type CMDS struct {
@@ -177,7 +184,7 @@ func FromDistances(ctx context.Context, d mat.Matrix, dim int) (*Model, error) {
 
 // Bytes estimates the memory FromDistances (and Fit's n×n route) takes for n objects beyond its
 // input: three n×n float64 matrices at once — the squared distances, the doubly centred B and
-// the tridiagonal reduction's working copy of B (above DirectLimit only if Lanczos falls back
+// the tridiagonal reduction's working copy of B (above LanczosAbove only if Lanczos falls back
 // to it; Lanczos's own basis of at most max(60·D, 600) n-vectors is smaller) — and O(n)
 // vectors (the reduction's blocked work space, 32 columns). Both check it against the
 // available memory (package lowdim/internal/membudget) before they allocate, and refuse when
@@ -244,17 +251,22 @@ func fromSquared(ctx context.Context, sq []float64, n, dim int, scale float64, p
 	return &Model{Y: y, Eigenvalues: vals}, nil
 }
 
-// topEigen returns B's dim algebraically largest eigenpairs. Up to DirectLimit objects it reduces
-// B to tridiagonal form (linproj.TopEigenSym, exact to rounding, O(n³)); above, it runs Lanczos
+// topEigen returns B's dim algebraically largest eigenpairs. Up to LanczosAbove objects it reduces
+// B to tridiagonal form (linproj.TopEigenSym, exact to rounding, O(n³)); above, lanczosTop runs Lanczos
 // on B (package baseline/internal/eigs, as Isomap does), O(n²) a step and some tens of steps,
 // with B's rows multiplied in parallel: the reduction took 202 s of a 223 s supervised Isomap
 // fit of 5,000 MNIST digits (one core, since gonum's dsytrd is serial). Should Lanczos not
 // converge within its basis, the tridiagonal route gives the answer.
 func topEigen(ctx context.Context, b *mat.SymDense, dim int) ([]float64, *mat.Dense, error) {
-	n := b.SymmetricDim()
-	if n <= DirectLimit {
+	if b.SymmetricDim() <= LanczosAbove {
 		return linproj.TopEigenSym(ctx, b, dim)
 	}
+	return lanczosTop(ctx, b, dim)
+}
+
+// lanczosTop is topEigen's Lanczos route.
+func lanczosTop(ctx context.Context, b *mat.SymDense, dim int) ([]float64, *mat.Dense, error) {
+	n := b.SymmetricDim()
 	// Mirror the upper triangle so that each row is contiguous for the products; the
 	// SymDense itself reads the upper triangle only.
 	raw := b.RawSymmetric()

@@ -7,7 +7,7 @@
 // What is added here:
 //   - Largest: Lanczos with full reorthogonalisation on any symmetric operator given as a
 //     matrix–vector product (Isomap's dense doubly centred matrix; classical MDS's above
-//     cmds.DirectLimit objects), stopping when the Ritz
+//     cmds.LanczosAbove objects), stopping when the Ritz
 //     residual |β_m s_mj| of every wanted pair falls below Tol·|θ_j|. Without restarts; the
 //     basis is capped (MaxBasis) and exceeding it is an error, never a silent answer.
 //   - Smallest: the smallest eigenpairs of a sparse positive semi-definite matrix M (LLE's
