@@ -91,17 +91,32 @@ func entropyNats(a []float64, amin, beta float64) (h, dh float64) {
 }
 
 // exactSigma2 solves H(β) = target (nats) for β = 1/σ². H falls monotonically from ln n' (β = 0,
-// n' the number of values) to ln(#minima) (β → ∞). Newton steps on ln β are taken while they stay
-// inside the bisection bracket; otherwise the bracket is bisected (geometrically).
+// n' the number of values) to ln m (β → ∞, m the number of values tied at the minimum). Newton
+// steps on ln β are taken while they stay inside the bisection bracket; otherwise the bracket is
+// bisected (geometrically).
+//
+// When m ≥ e^target (more exact duplicates than the perplexity) no finite β reaches the target,
+// and chasing it drove σ² toward the bottom of the floating-point range (7.9e-309 on reproduce
+// pe's BBC distances), where 1/σ² overflows: NeRV, which uses σ_i² in the output space too, then
+// computed a NaN cost. The target is then raised to ln(m + ½), half an effective neighbour
+// beyond the tied group: it lies strictly between ln m and ln n', so σ² is finite and on the
+// scale of the gap to the next distance.
 func exactSigma2(a []float64, amin, target float64) float64 {
 	// Start from the scale of the distances: β = 1/(mean − min).
 	var mean float64
+	ties := 0
 	for _, v := range a {
 		mean += v - amin
+		if v == amin {
+			ties++
+		}
 	}
 	mean /= float64(len(a))
 	if mean <= 0 || math.IsNaN(mean) {
 		return 1
+	}
+	if lm := math.Log(float64(ties) + 0.5); math.Log(float64(ties)) >= target {
+		target = lm
 	}
 	lb := -math.Log(mean)
 	lo, hi := math.Inf(-1), math.Inf(1) // bracket on ln β: H(lo) > target > H(hi)

@@ -71,16 +71,25 @@ func TestExactHitsTargetEntropy(t *testing.T) {
 	}
 }
 
-// When the wanted entropy is below ln(number of values tied at the minimum) no σ² reaches it: the
-// calibration then returns a finite, positive σ² that puts (almost) all weight on the tied minima.
+// When the wanted entropy is at or below ln m (m values tied at the minimum) no σ² reaches it, and
+// the search used to run σ² down to ~1e-308 (on reproduce pe's BBC distances, 2,138 of 2,225
+// rows), where NeRV's output kernel overflows. The calibration now aims at ln(m + ½): finite, on
+// the scale of the gap to the next distance, and the same for k = m as for any k below.
 func TestExactUnreachable(t *testing.T) {
 	a := []float64{1, 1, 1, 1, 2, 3, 5, 8}
-	s2 := Sigma2(a, 2, Exact)
-	if !(s2 > 0) || math.IsInf(s2, 0) {
-		t.Fatalf("σ² = %g", s2)
+	for _, k := range []float64{2, 4} {
+		s2 := Sigma2(a, k, Exact)
+		if h := directEntropy(a, s2); math.Abs(h-math.Log(4.5)) > 1e-9 {
+			t.Errorf("k = %g: entropy %g, want ln 4.5 = %g", k, h, math.Log(4.5))
+		}
+		// The gap to the next value is 1: σ² on its scale, not at the bottom of the range.
+		if !(s2 > 0.01 && s2 < 1) {
+			t.Errorf("k = %g: σ² = %g, want within (0.01, 1) of the gap 1", k, s2)
+		}
 	}
-	if h := directEntropy(a, s2); math.Abs(h-math.Log(4)) > 1e-9 {
-		t.Errorf("entropy %g, want ln 4 = %g", h, math.Log(4))
+	// One tie short of the perplexity is reachable and is calibrated exactly.
+	if s2 := Sigma2(a, 5, Exact); math.Abs(directEntropy(a, s2)-math.Log(5)) > 1e-9 {
+		t.Errorf("k = 5: σ² = %g misses ln 5", s2)
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/optimize"
 
 	"github.com/lowdim/lowdim/affinity"
 	"github.com/lowdim/lowdim/dataset"
@@ -235,5 +236,75 @@ func TestPerfectLayoutTerminates(t *testing.T) {
 	}
 	if r.Cost > 1e-6 {
 		t.Errorf("cost %g, want about 0 for a layout that can be perfect", r.Cost)
+	}
+}
+
+// Three groups of 30 identical rows with k_eff = 20: more duplicates than the perplexity, so no
+// σ_i reaches the wanted entropy. The calibration used to chase it to σ_i² ≈ 1e-308, where
+// 1/σ_i² overflowed against the duplicates' zero output distance: the first gradient of the
+// final phase was NaN, and gonum's answer to a NaN start — the zero vector — came back as the
+// layout, every point at the origin (reproduce pe's SNE on BBC's √KL distances). Now σ_i² is
+// finite and on the scale of the gap to the next group, and the groups stay apart.
+func TestManyDuplicates(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 120
+	x := mat.NewDense(n, 3, nil)
+	labels := make([]int, n)
+	for i := range n {
+		g := i % 4
+		labels[i] = g
+		for c := range 3 {
+			if g < 3 { // groups 0–2: one row repeated; group 3: scattered
+				x.Set(i, c, float64(5*g*(c+1)))
+			} else {
+				x.Set(i, c, 20*rng.Float64())
+			}
+		}
+	}
+	for _, lam := range []float64{0.3, 1} {
+		r, err := Embedder{Lambda: Lambda(lam), Iterations: 50}.fit(context.Background(), &dataset.Set{X: x})
+		if err != nil {
+			t.Fatalf("λ = %g: %v", lam, err)
+		}
+		if math.IsNaN(r.Cost) || math.IsInf(r.Cost, 0) {
+			t.Fatalf("λ = %g: cost %v", lam, r.Cost)
+		}
+		for i, s := range r.Sigma2 {
+			if !(s > 1e-6) {
+				t.Fatalf("λ = %g: σ²[%d] = %g for a row whose next distinct neighbour is at squared distance ≳ 0.05", lam, i, s)
+			}
+		}
+		// The three duplicate groups' centres are apart by more than a tenth of the layout's size.
+		var c [3][2]float64
+		for i := range n {
+			if g := labels[i]; g < 3 {
+				c[g][0] += r.Y.At(i, 0) / 30
+				c[g][1] += r.Y.At(i, 1) / 30
+			}
+		}
+		size := 0.0
+		for i := range n {
+			size = math.Max(size, math.Hypot(r.Y.At(i, 0)-c[0][0], r.Y.At(i, 1)-c[0][1]))
+		}
+		for a := range 3 {
+			for b := a + 1; b < 3; b++ {
+				if d := math.Hypot(c[a][0]-c[b][0], c[a][1]-c[b][1]); !(d > 0.1*size) {
+					t.Errorf("λ = %g: groups %d and %d at distance %g in a layout of size %g", lam, a, b, d, size)
+				}
+			}
+		}
+	}
+}
+
+// gonum returns the zero vector when the starting cost or gradient is not finite: neither may
+// pass as a benign stop (TestManyDuplicates reached it with a NaN gradient before σ² had a floor).
+func TestNonFiniteStartIsNotBenign(t *testing.T) {
+	for _, err := range []error{optimize.ErrFunc(math.NaN()), optimize.ErrGrad{Grad: math.NaN(), Index: 3}, optimize.ErrGrad{Grad: math.Inf(1)}} {
+		if isBenign(err) {
+			t.Errorf("%v passes as benign", err)
+		}
+	}
+	if !isBenign(optimize.ErrNoProgress) {
+		t.Errorf("a line search that makes no progress should leave the point found")
 	}
 }

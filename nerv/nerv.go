@@ -463,10 +463,12 @@ func (o *optimizer) minimize(y []float64, iters int, tol float64) error {
 }
 
 // isBenign reports optimiser stops that leave a usable, improved point (the line search could
-// not improve further: the cost is flat to rounding).
+// not improve further: the cost is flat to rounding). A non-finite cost or gradient at the start
+// is not: gonum then returns the zero vector as its point, every output at one place.
 func isBenign(err error) bool {
 	var e optimize.ErrFunc
-	return !errors.As(err, &e)
+	var g optimize.ErrGrad
+	return !errors.As(err, &e) && !errors.As(err, &g)
 }
 
 // Init is called by gonum at the start of each Minimize.

@@ -149,7 +149,7 @@ func newSparseP(ctx context.Context, g *neighbors.Graph, mean, perplexity float6
 			a[j] = v * scale
 		}
 		maxSq[i] = a[k-1]
-		s2 := affinity.Sigma2(a, perplexity, cal)
+		s2 := sigma2(a, perplexity, cal)
 		sp.sigma2[i] = s2
 		// The exponent is clamped before the row's shift, as on the exact path and in package
 		// quality: log p_j|i = −min(a_ij/σ_i², MaxExp) − log Σ_k exp(−min(a_ik/σ_i², MaxExp)).

@@ -179,7 +179,7 @@ func (m *Map) TransformContext(ctx context.Context, dst *mat.Dense, x mat.Matrix
 					for t, v := range d2 {
 						a[t] = v * scale
 					}
-					s2 := affinity.Sigma2(a, perp, affinity.Exact)
+					s2 := sigma2(a, perp, affinity.Exact)
 					amin := affinity.Min(a)
 					var zs float64
 					for t, v := range a {

@@ -594,8 +594,10 @@ func (f *fitter) run(p []float64, n int, phi []float64, etaPhi float64, iters in
 		if out == nil {
 			return nil, fmt.Errorf("pe: optimisation failed: %w", err)
 		}
+		// A non-finite cost or gradient at the start leaves gonum's zero vector as the result.
 		var ef optimize.ErrFunc
-		if err != nil && errors.As(err, &ef) {
+		var eg optimize.ErrGrad
+		if err != nil && (errors.As(err, &ef) || errors.As(err, &eg)) {
 			return nil, fmt.Errorf("pe: optimisation failed: %w", err)
 		}
 		toPhi(phi, out.X)
