@@ -30,8 +30,8 @@ func runReproduce(ctx context.Context, e *env, args []string) error {
 			"  pe (Iwata et al., Neural Computation 2007): naive Bayes posteriors of BBC news and\n"+
 			"    Reuters R8 embedded by PE against MDS2 and SNE (prec(h), per-class F-measure), the\n"+
 			"    semi-supervised MNIST 0–4 digits with 10 and 100 labels per class, an LDA topic map\n"+
-			"    of BBC words, and PE's fit time for n = 1e3 … 1e6. Writes pe.md. About 10–15 minutes\n"+
-			"    on 2 cores; -quick well under a minute.\n"+
+			"    of BBC words, and PE's fit time for n = 1e3 … 1e6. Writes pe.md. About 4 minutes on 2\n"+
+			"    quiet cores; -quick well under a minute.\n"+
 			hopeReproduceHelp+
 			"  mle (Paurat's interactive embedding thesis, §3.3.4): Most Likely Embedding updates per second\n"+
 			"    for moves and selection changes with 5 control points on 27 of its 30 data sets, next to\n"+
