@@ -110,6 +110,62 @@ func TestGradient(t *testing.T) {
 	}
 }
 
+// TestTwoDimLoopsSameBits: in 2-D, passes 1 and 2 run pass1Row2 and pass2Row2, which keep the
+// coordinates and sums in registers; E, the gradient and the class-scale terms must be the general
+// loops' to the bit, with unlabelled rows and a singleton class, at class scales near 1 and at
+// 30–40 (where qPair computes q apart). Mutating an operation order in either fails it.
+func TestTwoDimLoopsSameBits(t *testing.T) {
+	d := blobs(150, 5, 4, 4, 3)
+	d.Labels[5], d.Labels[11], d.Labels[40] = -1, -1, -1
+	d.Labels[7] = 4
+	d.ClassNames = append(d.ClassNames, "e")
+	for _, scale := range []float64{0.5, 1.5, 30} {
+		for _, withClass := range []bool{true, false} {
+			labels, err := classLabels(d, 0.7)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !withClass {
+				labels = nil
+			}
+			p := pairwiseSq(d.X)
+			if err := featureNeighbourhoods(context.Background(), p, 1.5, 2); err != nil {
+				t.Fatal(err)
+			}
+			o := newObjective(p, labels, 0.7, 2, 3)
+			rng := rand.New(rand.NewPCG(5, 5))
+			x := make([]float64, 150*2+2)
+			for i := range x {
+				x[i] = 2 * rng.NormFloat64()
+			}
+			x[300], x[301] = scale, scale*1.2
+			f2, err := o.cost(context.Background(), x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g2, rs2 := slices.Clone(o.grad), slices.Clone(o.rowScale)
+			o.general, o.x = true, nil
+			f, err := o.cost(context.Background(), x)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if math.Float64bits(f) != math.Float64bits(f2) {
+				t.Errorf("scale %g, class relation %v: E %v in the 2-D loops, %v in the general ones", scale, withClass, f2, f)
+			}
+			for k, v := range o.grad {
+				if math.Float64bits(v) != math.Float64bits(g2[k]) {
+					t.Fatalf("scale %g, class relation %v: gradient[%d] %v in the 2-D loops, %v in the general ones", scale, withClass, k, g2[k], v)
+				}
+			}
+			for k, v := range o.rowScale {
+				if math.Float64bits(v) != math.Float64bits(rs2[k]) {
+					t.Fatalf("scale %g, class relation %v: class-scale term [%d] %v in the 2-D loops, %v in the general ones", scale, withClass, k, rs2[k], v)
+				}
+			}
+		}
+	}
+}
+
 // TestCostMatchesDefinition compares E with a direct evaluation of Σ_c w_c Σ_i KL(P^c_i‖Q^c_i).
 func TestCostMatchesDefinition(t *testing.T) {
 	d := blobs(15, 2, 3, 3, 5)

@@ -37,6 +37,9 @@ type objective struct {
 	// stored values are those the passes computed before, and E and its gradient are
 	// unchanged to the bit.
 	e1, e2 []float64
+	// general turns off the 2-D loops (pass1Row2, pass2Row2), for the test that they agree with
+	// the general ones to the bit.
+	general bool
 }
 
 // newObjective takes over p (P¹, overwritten by S).
@@ -149,6 +152,10 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 	err = parallel(ctx, n, o.workers, func(lo, hi int) {
 		d := make([]float64, n)
 		for i := lo; i < hi; i++ {
+			if dim == 2 && !o.general {
+				o.pass1Row2(i, y, r2, d)
+				continue
+			}
 			yi := y[i*dim : i*dim+dim]
 			srow := o.s.RawRowView(i)
 			var half float64
@@ -193,6 +200,10 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 	g := o.grad
 	err = parallel(ctx, n, o.workers, func(lo, hi int) {
 		for i := lo; i < hi; i++ {
+			if dim == 2 && !o.general {
+				o.pass2Row2(i, y, r2)
+				continue
+			}
 			yi := y[i*dim : i*dim+dim]
 			gi := g[i*dim : i*dim+dim]
 			clear(gi)
@@ -253,6 +264,108 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 		gr[a] *= r[a]
 	}
 	return f, nil
+}
+
+// pass1Row2 is pass 1 for row i of a 2-D layout: the general loop with the coordinates, sums and
+// class scales in registers. Each value is computed by the same operations in the same order
+// (0 + t₀² = t₀² exactly; Go fuses no multiply–add on amd64 before GOAMD64=v3), so E is unchanged
+// to the bit (TestTwoDimLoopsSameBits).
+func (o *objective) pass1Row2(i int, y, r2, d []float64) {
+	n := o.n
+	y = y[:2*n]
+	d = d[:n]
+	yi0, yi1 := y[2*i], y[2*i+1]
+	srow := o.s.RawRowView(i)[:n]
+	var half float64
+	for j := range d {
+		t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
+		s := t0*t0 + t1*t1
+		d[j] = s
+		half += srow[j] * s
+	}
+	o.logZ1[i] = logSumExpNeg(d, o.e1[i*n:i*n+n], i, nil, -1)
+	o.rowCost[i] = half/2 + o.logZ1[i]
+	if o.labels == nil || o.labels[i] < 0 {
+		return
+	}
+	ci := o.labels[i]
+	labels := o.labels[:n]
+	r20, r21 := r2[0], r2[1]
+	var same float64
+	for j := range d {
+		t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
+		s := r20*t0*t0 + r21*t1*t1
+		d[j] = s
+		if j != i && labels[j] == ci {
+			same += s
+		}
+	}
+	o.logZ2[i] = logSumExpNeg(d, o.e2[i*n:i*n+n], i, o.labels, 0)
+	o.rowCost[i] += o.w * (same/o.size[i] + o.logZ2[i])
+}
+
+// pass2Row2 is pass 2 for row i of a 2-D layout, as pass1Row2 is for pass 1: the gradient and
+// class-scale terms accumulate in registers, in the general loop's order.
+func (o *objective) pass2Row2(i int, y, r2 []float64) {
+	n := o.n
+	y = y[:2*n]
+	yi0, yi1 := y[2*i], y[2*i+1]
+	r20, r21 := r2[0], r2[1]
+	srow := o.s.RawRowView(i)[:n]
+	e1 := o.e1[i*n : i*n+n]
+	lz1, iz1 := o.logZ1[:n], o.invZ1[:n]
+	lzi1, izi1 := lz1[i], iz1[i]
+	var g0, g1, rs0, rs1 float64
+	if o.labels == nil || o.labels[i] < 0 {
+		for j := range e1 {
+			if j == i {
+				continue
+			}
+			t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
+			d1 := t0*t0 + t1*t1
+			qij, qji := qPair(e1[j], d1, lzi1, lz1[j], izi1, iz1[j])
+			// Outside the class relation c2 = own = 0. The general loop's (c + 0·r²)·t differs
+			// from c·t only in the sign of a zero, and its 0·t² is a zero: neither changes a sum
+			// that starts at +0 (+0 + −0 = +0).
+			c := 2 * (srow[j] - qij - qji)
+			g0 += c * t0
+			g1 += c * t1
+		}
+	} else {
+		e2 := o.e2[i*n : i*n+n]
+		labels := o.labels[:n]
+		lz2, iz2 := o.logZ2[:n], o.invZ2[:n]
+		lzi2, izi2 := lz2[i], iz2[i]
+		li := labels[i]
+		pSame := 1 / o.size[i]
+		w2 := 2 * o.w
+		for j := range e1 {
+			if j == i {
+				continue
+			}
+			t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
+			d1 := t0*t0 + t1*t1
+			qij, qji := qPair(e1[j], d1, lzi1, lz1[j], izi1, iz1[j])
+			c := 2 * (srow[j] - qij - qji)
+			var c2, own float64
+			if lj := labels[j]; lj >= 0 {
+				var p float64
+				if lj == li {
+					p = pSame
+				}
+				d2 := r20*t0*t0 + r21*t1*t1
+				qij, qji := qPair(e2[j], d2, lzi2, lz2[j], izi2, iz2[j])
+				c2 = w2 * (2*p - qij - qji)
+				own = w2 * (p - qij)
+			}
+			g0 += (c + c2*r20) * t0
+			g1 += (c + c2*r21) * t1
+			rs0 += own * t0 * t0
+			rs1 += own * t1 * t1
+		}
+	}
+	o.grad[2*i], o.grad[2*i+1] = g0, g1
+	o.rowScale[2*i], o.rowScale[2*i+1] = rs0, rs1
 }
 
 // qPair returns q_ij = exp(−d − log Z_i) and q_ji = exp(−d − log Z_j), given e = exp(−d): one
