@@ -110,7 +110,7 @@ func TestGradient(t *testing.T) {
 	}
 }
 
-// TestTwoDimLoopsSameBits: in 2-D, passes 1 and 2 run pass1Row2 and pass2Row2, which keep the
+// TestTwoDimLoopsSameBits: in 2-D, passes 1 and 2 run rowSq and pass2Row2, which keep the
 // coordinates and sums in registers; E, the gradient and the class-scale terms must be the general
 // loops' to the bit, with unlabelled rows and a singleton class, at class scales near 1 and at
 // 30–40 (where qPair computes q apart). Mutating an operation order in either fails it.

@@ -37,7 +37,7 @@ type objective struct {
 	// stored values are those the passes computed before, and E and its gradient are
 	// unchanged to the bit.
 	e1, e2 []float64
-	// general turns off the 2-D loops (pass1Row2, pass2Row2), for the test that they agree with
+	// general turns off the 2-D loops (rowSq, pass2Row2), for the test that they agree with
 	// the general ones to the bit.
 	general bool
 }
@@ -152,20 +152,10 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 	err = parallel(ctx, n, o.workers, func(lo, hi int) {
 		d := make([]float64, n)
 		for i := lo; i < hi; i++ {
-			if dim == 2 && !o.general {
-				o.pass1Row2(i, y, r2, d)
-				continue
-			}
-			yi := y[i*dim : i*dim+dim]
 			srow := o.s.RawRowView(i)
+			o.rowSq(i, y, nil, d)
 			var half float64
-			for j := range n {
-				var s float64
-				for a, v := range yi {
-					t := v - y[j*dim+a]
-					s += t * t
-				}
-				d[j] = s
+			for j, s := range d {
 				half += srow[j] * s
 			}
 			o.logZ1[i] = logSumExpNeg(d, o.e1[i*n:i*n+n], i, nil, -1)
@@ -174,14 +164,9 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 				continue
 			}
 			ci := o.labels[i]
+			o.rowSq(i, y, r2, d)
 			var same float64
-			for j := range n {
-				var s float64
-				for a, v := range yi {
-					t := v - y[j*dim+a]
-					s += r2[a] * t * t
-				}
-				d[j] = s
+			for j, s := range d {
 				if j != i && o.labels[j] == ci {
 					same += s
 				}
@@ -266,46 +251,49 @@ func (o *objective) eval(ctx context.Context, x []float64) (float64, error) {
 	return f, nil
 }
 
-// pass1Row2 is pass 1 for row i of a 2-D layout: the general loop with the coordinates, sums and
-// class scales in registers. Each value is computed by the same operations in the same order
-// (0 + t₀² = t₀² exactly; Go fuses no multiply–add on amd64 before GOAMD64=v3), so E is unchanged
-// to the bit (TestTwoDimLoopsSameBits).
-func (o *objective) pass1Row2(i int, y, r2, d []float64) {
-	n := o.n
-	y = y[:2*n]
+// rowSq writes row i's squared latent distances d_j = Σ_a w_a (y_ia − y_ja)² into d (w nil: all
+// weights 1). In 2-D the coordinates stay in registers; each d_j is computed by the same
+// operations in the same order as the general loop (0 + t₀² = t₀² exactly; Go fuses no
+// multiply–add on amd64 before GOAMD64=v3), so E is unchanged to the bit
+// (TestTwoDimLoopsSameBits).
+func (o *objective) rowSq(i int, y, w, d []float64) {
+	n, dim := o.n, o.dim
 	d = d[:n]
-	yi0, yi1 := y[2*i], y[2*i+1]
-	srow := o.s.RawRowView(i)[:n]
-	var half float64
-	for j := range d {
-		t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
-		s := t0*t0 + t1*t1
-		d[j] = s
-		half += srow[j] * s
-	}
-	o.logZ1[i] = logSumExpNeg(d, o.e1[i*n:i*n+n], i, nil, -1)
-	o.rowCost[i] = half/2 + o.logZ1[i]
-	if o.labels == nil || o.labels[i] < 0 {
+	if dim == 2 && !o.general {
+		y = y[:2*n]
+		yi0, yi1 := y[2*i], y[2*i+1]
+		if w == nil {
+			for j := range d {
+				t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
+				d[j] = t0*t0 + t1*t1
+			}
+			return
+		}
+		w0, w1 := w[0], w[1]
+		for j := range d {
+			t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
+			d[j] = w0*t0*t0 + w1*t1*t1
+		}
 		return
 	}
-	ci := o.labels[i]
-	labels := o.labels[:n]
-	r20, r21 := r2[0], r2[1]
-	var same float64
+	yi := y[i*dim : i*dim+dim]
 	for j := range d {
-		t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
-		s := r20*t0*t0 + r21*t1*t1
-		d[j] = s
-		if j != i && labels[j] == ci {
-			same += s
+		var s float64
+		for a, v := range yi {
+			t := v - y[j*dim+a]
+			if w == nil {
+				s += t * t
+			} else {
+				s += w[a] * t * t
+			}
 		}
+		d[j] = s
 	}
-	o.logZ2[i] = logSumExpNeg(d, o.e2[i*n:i*n+n], i, o.labels, 0)
-	o.rowCost[i] += o.w * (same/o.size[i] + o.logZ2[i])
 }
 
-// pass2Row2 is pass 2 for row i of a 2-D layout, as pass1Row2 is for pass 1: the gradient and
-// class-scale terms accumulate in registers, in the general loop's order.
+// pass2Row2 is pass 2 for row i of a 2-D layout: the general loop with the coordinates, the
+// gradient and the class-scale terms in registers, the same operations in the same order (see
+// rowSq).
 func (o *objective) pass2Row2(i int, y, r2 []float64) {
 	n := o.n
 	y = y[:2*n]
@@ -316,38 +304,30 @@ func (o *objective) pass2Row2(i int, y, r2 []float64) {
 	lz1, iz1 := o.logZ1[:n], o.invZ1[:n]
 	lzi1, izi1 := lz1[i], iz1[i]
 	var g0, g1, rs0, rs1 float64
-	if o.labels == nil || o.labels[i] < 0 {
-		for j := range e1 {
-			if j == i {
-				continue
-			}
-			t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
-			d1 := t0*t0 + t1*t1
-			qij, qji := qPair(e1[j], d1, lzi1, lz1[j], izi1, iz1[j])
-			// Outside the class relation c2 = own = 0. The general loop's (c + 0·r²)·t differs
-			// from c·t only in the sign of a zero, and its 0·t² is a zero: neither changes a sum
-			// that starts at +0 (+0 + −0 = +0).
-			c := 2 * (srow[j] - qij - qji)
-			g0 += c * t0
-			g1 += c * t1
+	in2 := o.labels != nil && o.labels[i] >= 0
+	var (
+		e2, lz2, iz2      []float64
+		labels            []int
+		lzi2, izi2, pSame float64
+		li                int
+	)
+	if in2 {
+		e2, labels = o.e2[i*n:i*n+n], o.labels[:n]
+		lz2, iz2 = o.logZ2[:n], o.invZ2[:n]
+		lzi2, izi2, li = lz2[i], iz2[i], labels[i]
+		pSame = 1 / o.size[i]
+	}
+	w2 := 2 * o.w
+	for j := range e1 {
+		if j == i {
+			continue
 		}
-	} else {
-		e2 := o.e2[i*n : i*n+n]
-		labels := o.labels[:n]
-		lz2, iz2 := o.logZ2[:n], o.invZ2[:n]
-		lzi2, izi2 := lz2[i], iz2[i]
-		li := labels[i]
-		pSame := 1 / o.size[i]
-		w2 := 2 * o.w
-		for j := range e1 {
-			if j == i {
-				continue
-			}
-			t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
-			d1 := t0*t0 + t1*t1
-			qij, qji := qPair(e1[j], d1, lzi1, lz1[j], izi1, iz1[j])
-			c := 2 * (srow[j] - qij - qji)
-			var c2, own float64
+		t0, t1 := yi0-y[2*j], yi1-y[2*j+1]
+		d1 := t0*t0 + t1*t1
+		qij, qji := qPair(e1[j], d1, lzi1, lz1[j], izi1, iz1[j])
+		c := 2 * (srow[j] - qij - qji)
+		var c2, own float64
+		if in2 {
 			if lj := labels[j]; lj >= 0 {
 				var p float64
 				if lj == li {
@@ -358,11 +338,11 @@ func (o *objective) pass2Row2(i int, y, r2 []float64) {
 				c2 = w2 * (2*p - qij - qji)
 				own = w2 * (p - qij)
 			}
-			g0 += (c + c2*r20) * t0
-			g1 += (c + c2*r21) * t1
-			rs0 += own * t0 * t0
-			rs1 += own * t1 * t1
 		}
+		g0 += (c + c2*r20) * t0
+		g1 += (c + c2*r21) * t1
+		rs0 += own * t0 * t0
+		rs1 += own * t1 * t1
 	}
 	o.grad[2*i], o.grad[2*i+1] = g0, g1
 	o.rowScale[2*i], o.rowScale[2*i+1] = rs0, rs1
