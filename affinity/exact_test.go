@@ -72,8 +72,8 @@ func TestExactHitsTargetEntropy(t *testing.T) {
 }
 
 // When the wanted entropy is at or below ln m (m values tied at the minimum) no σ² reaches it, and
-// the search used to run σ² down to ~1e-308 (on reproduce pe's BBC distances, 2,138 of 2,225
-// rows), where NeRV's output kernel overflows. The calibration now aims at ln(m + ½): finite, on
+// the search used to run σ² down to ~1e-308 (7.9e-309 on reproduce pe's BBC distances), where
+// NeRV's output kernel overflows. The calibration now aims at ln(m + ½): finite, on
 // the scale of the gap to the next distance, and the same for k = m as for any k below.
 func TestExactUnreachable(t *testing.T) {
 	a := []float64{1, 1, 1, 1, 2, 3, 5, 8}
