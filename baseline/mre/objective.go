@@ -37,6 +37,7 @@ type objective struct {
 	// stored values are those the passes computed before, and E and its gradient are
 	// unchanged to the bit.
 	e1, e2 []float64
+	ones   []float64 // dim ones: rowSq's weights for the feature relation
 	// general turns off the 2-D loops (rowSq, pass2Row2), for the test that they agree with
 	// the general ones to the bit.
 	general bool
@@ -48,7 +49,11 @@ func newObjective(p *mat.Dense, labels []int, w float64, dim, workers int) *obje
 	o := &objective{s: p, labels: labels, w: w, n: n, dim: dim, workers: workers,
 		grad: make([]float64, n*dim+dim), logZ1: make([]float64, n), logZ2: make([]float64, n),
 		invZ1: make([]float64, n), invZ2: make([]float64, n),
-		rowCost: make([]float64, n), rowScale: make([]float64, n*dim), e1: make([]float64, n*n)}
+		rowCost: make([]float64, n), rowScale: make([]float64, n*dim), e1: make([]float64, n*n),
+		ones: make([]float64, dim)}
+	for a := range o.ones {
+		o.ones[a] = 1
+	}
 	if labels != nil {
 		o.e2 = make([]float64, n*n)
 	}
@@ -276,16 +281,15 @@ func (o *objective) rowSq(i int, y, w, d []float64) {
 		}
 		return
 	}
+	if w == nil {
+		w = o.ones // (1·t)·t = t·t exactly: the unweighted sum, without a branch per term
+	}
 	yi := y[i*dim : i*dim+dim]
 	for j := range d {
 		var s float64
 		for a, v := range yi {
 			t := v - y[j*dim+a]
-			if w == nil {
-				s += t * t
-			} else {
-				s += w[a] * t * t
-			}
+			s += w[a] * t * t
 		}
 		d[j] = s
 	}
