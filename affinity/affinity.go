@@ -115,8 +115,8 @@ func exactSigma2(a []float64, amin, target float64) float64 {
 	if mean <= 0 || math.IsNaN(mean) {
 		return 1
 	}
-	if lm := math.Log(float64(ties) + 0.5); math.Log(float64(ties)) >= target {
-		target = lm
+	if math.Log(float64(ties)) >= target {
+		target = math.Log(float64(ties) + 0.5)
 	}
 	lb := -math.Log(mean)
 	lo, hi := math.Inf(-1), math.Inf(1) // bracket on ln β: H(lo) > target > H(hi)
